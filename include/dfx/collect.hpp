@@ -1,0 +1,8 @@
+// The collectors and the role views a runtime's threads stamp through.
+#pragma once
+
+#include "dfx/collect/aicore_view.hpp"
+#include "dfx/collect/collector_set.hpp"
+#include "dfx/collect/orchestrator_view.hpp"
+#include "dfx/collect/scheduler_view.hpp"
+#include "dfx/collect/sink.hpp"

@@ -1,0 +1,78 @@
+// What an AICore worker stamps: receive / start / end of each task it runs.
+//
+//   view.received(task_token, reg_task_id);   the task arrived in the core's register
+//   view.started();                           the kernel is about to run
+//   view.ended();                             the kernel returned; the record is sent
+//
+// With timing off every call is an empty inline function and the view is an
+// empty type, so an instrumented worker loop is the uninstrumented one.
+#pragma once
+
+#include <cstdint>
+
+#include "dfx/collect/sink.hpp"
+#include "dfx/policy/role_guards.hpp"
+#include "dfx/record/swimlane_records.hpp"
+
+namespace dfx {
+
+namespace detail {
+
+template <bool On, class Clock, class Sink>
+class aicore_timing {
+public:
+    constexpr explicit aicore_timing(Sink*) noexcept {}
+    void received(std::uint64_t, std::uint32_t) noexcept {}
+    void started() noexcept {}
+    void ended() noexcept {}
+};
+
+template <class Clock, class Sink>
+class aicore_timing<true, Clock, Sink> {
+    static_assert(record_sink<Sink, aicore_task_record>,
+                  "dfx::aicore_view: the sink must accept aicore_task_record with a noexcept push");
+
+public:
+    constexpr explicit aicore_timing(Sink* sink) noexcept : sink_(sink) {}
+
+    void received(std::uint64_t task_token, std::uint32_t reg_task_id) noexcept {
+        received_at_ = Clock::now();
+        record_.task_token = task_token;
+        record_.reg_task_id = reg_task_id;
+    }
+    void started() noexcept {
+        record_.start = Clock::now();
+        const std::uint64_t wait = record_.start - received_at_;
+        record_.receive_to_start = wait > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(wait);
+    }
+    void ended() noexcept {
+        record_.end = Clock::now();
+        sink_->push(record_);
+    }
+
+private:
+    Sink* sink_;
+    std::uint64_t received_at_ = 0;
+    aicore_task_record record_{};
+};
+
+}  // namespace detail
+
+template <class Guards, class Clock, class Sink>
+class aicore_view {
+public:
+    using guards = Guards;
+
+    constexpr explicit aicore_view(Sink* sink) noexcept : timing_(sink) {}
+
+    void received(std::uint64_t task_token, std::uint32_t reg_task_id) noexcept {
+        timing_.received(task_token, reg_task_id);
+    }
+    void started() noexcept { timing_.started(); }
+    void ended() noexcept { timing_.ended(); }
+
+private:
+    [[no_unique_address]] detail::aicore_timing<Guards::timing, Clock, Sink> timing_;
+};
+
+}  // namespace dfx

@@ -1,0 +1,77 @@
+// What the orchestrator stamps.
+//
+// Level 4, one record per submit_task() / alloc_tensors() (RAII):
+//   { auto submit = view.submitting(task_id); ...build and publish the task... }
+#pragma once
+
+#include <cstdint>
+
+#include "dfx/collect/sink.hpp"
+#include "dfx/policy/role_guards.hpp"
+#include "dfx/record/swimlane_records.hpp"
+
+namespace dfx {
+
+namespace detail {
+
+struct no_submit_scope {};
+
+template <class Clock, class Sink>
+class submit_scope {
+public:
+    submit_scope(Sink* sink, std::uint64_t task_id, std::uint32_t submit_idx) noexcept : sink_(sink) {
+        record_.task_id = task_id;
+        record_.submit_idx = submit_idx;
+        record_.start = Clock::now();
+    }
+    submit_scope(const submit_scope&) = delete;
+    submit_scope& operator=(const submit_scope&) = delete;
+    ~submit_scope() {
+        record_.end = Clock::now();
+        sink_->push(record_);
+    }
+
+private:
+    Sink* sink_;
+    orch_phase_record record_{};
+};
+
+template <bool On, class Clock, class Sink>
+class orch_phases {
+public:
+    constexpr explicit orch_phases(Sink*) noexcept {}
+    no_submit_scope submitting(std::uint64_t) noexcept { return {}; }
+};
+
+template <class Clock, class Sink>
+class orch_phases<true, Clock, Sink> {
+    static_assert(record_sink<Sink, orch_phase_record>,
+                  "dfx::orchestrator_view: the sink must accept orch_phase_record with a noexcept push");
+
+public:
+    constexpr explicit orch_phases(Sink* sink) noexcept : sink_(sink) {}
+    submit_scope<Clock, Sink> submitting(std::uint64_t task_id) noexcept {
+        return {sink_, task_id, next_submit_idx_++};
+    }
+
+private:
+    Sink* sink_;
+    std::uint32_t next_submit_idx_ = 0;
+};
+
+}  // namespace detail
+
+template <class Guards, class Clock, class Sink>
+class orchestrator_view {
+public:
+    using guards = Guards;
+
+    constexpr explicit orchestrator_view(Sink* sink) noexcept : phases_(sink) {}
+
+    [[nodiscard]] auto submitting(std::uint64_t task_id) noexcept { return phases_.submitting(task_id); }
+
+private:
+    [[no_unique_address]] detail::orch_phases<Guards::phases, Clock, Sink> phases_;
+};
+
+}  // namespace dfx

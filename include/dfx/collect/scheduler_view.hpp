@@ -1,0 +1,144 @@
+// What an AICPU scheduler thread stamps.
+//
+// Level >= 2, per dispatch:
+//   auto stamp = view.dispatching();                  just before writing the core's register
+//   view.finished(core, reg_task_id, stamp);          when the completion is observed
+// The stamp is an empty type below level 2, so a runtime that keeps it in its
+// per-core state ([[no_unique_address]]) pays nothing for it.
+//
+// Level >= 3, per non-idle scheduler-loop phase (RAII):
+//   { auto phase = view.phase(sched_phase_kind::dispatch, loop_iter, depths);
+//     ...; phase.processed(n); phase.pops(hit, miss); phase.depths_at_end(d); }
+#pragma once
+
+#include <cstdint>
+
+#include "dfx/collect/sink.hpp"
+#include "dfx/policy/role_guards.hpp"
+#include "dfx/record/swimlane_records.hpp"
+
+namespace dfx {
+
+struct no_dispatch_stamp {};
+
+struct dispatch_stamp {
+    std::uint64_t at = 0;
+};
+
+namespace detail {
+
+template <bool On, class Clock, class Sink>
+class dispatch_finish {
+public:
+    using stamp = no_dispatch_stamp;
+    constexpr explicit dispatch_finish(Sink*) noexcept {}
+    stamp dispatching() noexcept { return {}; }
+    void finished(std::uint32_t, std::uint32_t, stamp) noexcept {}
+};
+
+template <class Clock, class Sink>
+class dispatch_finish<true, Clock, Sink> {
+    static_assert(record_sink<Sink, aicpu_task_record>,
+                  "dfx::scheduler_view: the sink must accept aicpu_task_record with a noexcept push");
+
+public:
+    using stamp = dispatch_stamp;
+    constexpr explicit dispatch_finish(Sink* sink) noexcept : sink_(sink) {}
+
+    stamp dispatching() noexcept { return {Clock::now()}; }
+    void finished(std::uint32_t core, std::uint32_t reg_task_id, stamp dispatched) noexcept {
+        sink_->push(aicpu_task_record{dispatched.at, Clock::now(), core, reg_task_id});
+    }
+
+private:
+    Sink* sink_;
+};
+
+class no_phase {
+public:
+    void processed(std::uint32_t) noexcept {}
+    void pops(std::uint32_t, std::uint32_t) noexcept {}
+    void task(std::uint64_t) noexcept {}
+    void depths_at_end(queue_depths) noexcept {}
+};
+
+template <class Clock, class Sink>
+class phase_scope {
+public:
+    phase_scope(Sink* sink, sched_phase_kind kind, std::uint32_t loop_iter, queue_depths at_start) noexcept
+        : sink_(sink) {
+        record_.kind = kind;
+        record_.loop_iter = loop_iter;
+        record_.depth_at_start = at_start;
+        record_.start = Clock::now();
+    }
+    phase_scope(const phase_scope&) = delete;
+    phase_scope& operator=(const phase_scope&) = delete;
+    ~phase_scope() {
+        record_.end = Clock::now();
+        sink_->push(record_);
+    }
+
+    void processed(std::uint32_t tasks) noexcept { record_.tasks_processed = tasks; }
+    void pops(std::uint32_t hit, std::uint32_t miss) noexcept {
+        record_.pop_hit = hit;
+        record_.pop_miss = miss;
+    }
+    void task(std::uint64_t task_id) noexcept { record_.task_id = task_id; }
+    void depths_at_end(queue_depths at_end) noexcept { record_.depth_at_end = at_end; }
+
+private:
+    Sink* sink_;
+    sched_phase_record record_{};
+};
+
+template <bool On, class Clock, class Sink>
+class phases {
+public:
+    constexpr explicit phases(Sink*) noexcept {}
+    no_phase phase(sched_phase_kind, std::uint32_t, queue_depths = {}) noexcept { return {}; }
+};
+
+template <class Clock, class Sink>
+class phases<true, Clock, Sink> {
+    static_assert(record_sink<Sink, sched_phase_record>,
+                  "dfx::scheduler_view: the sink must accept sched_phase_record with a noexcept push");
+
+public:
+    constexpr explicit phases(Sink* sink) noexcept : sink_(sink) {}
+    phase_scope<Clock, Sink> phase(sched_phase_kind kind, std::uint32_t loop_iter,
+                                   queue_depths at_start = {}) noexcept {
+        return {sink_, kind, loop_iter, at_start};
+    }
+
+private:
+    Sink* sink_;
+};
+
+}  // namespace detail
+
+template <class Guards, class Clock, class Sink>
+class scheduler_view {
+    using dispatch_part = detail::dispatch_finish<Guards::dispatch_finish, Clock, Sink>;
+    using phase_part = detail::phases<Guards::phases, Clock, Sink>;
+
+public:
+    using guards = Guards;
+    using stamp = typename dispatch_part::stamp;
+
+    constexpr explicit scheduler_view(Sink* sink) noexcept : dispatch_(sink), phases_(sink) {}
+
+    stamp dispatching() noexcept { return dispatch_.dispatching(); }
+    void finished(std::uint32_t core, std::uint32_t reg_task_id, stamp dispatched) noexcept {
+        dispatch_.finished(core, reg_task_id, dispatched);
+    }
+    auto phase(sched_phase_kind kind, std::uint32_t loop_iter, queue_depths at_start = {}) noexcept {
+        return phases_.phase(kind, loop_iter, at_start);
+    }
+
+private:
+    [[no_unique_address]] dispatch_part dispatch_;
+    [[no_unique_address]] phase_part phases_;
+};
+
+}  // namespace dfx

@@ -1,0 +1,12 @@
+// Every type-level policy: levels, events, switches, clocks, overflow.
+#pragma once
+
+#include "dfx/policy/clock.hpp"
+#include "dfx/policy/collector_choice.hpp"
+#include "dfx/policy/collectors.hpp"
+#include "dfx/policy/dump_level.hpp"
+#include "dfx/policy/overflow.hpp"
+#include "dfx/policy/pmu_event.hpp"
+#include "dfx/policy/role_guards.hpp"
+#include "dfx/policy/swimlane_level.hpp"
+#include "dfx/policy/switches.hpp"

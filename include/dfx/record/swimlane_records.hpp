@@ -1,0 +1,80 @@
+// Chip swimlane records: what each level's stamps store.
+//
+// Plain aggregates (Boost.PFR reflects them) with sizes asserted, so a change
+// in layout is a deliberate one. Timestamps are raw ticks of the clock source.
+#pragma once
+
+#include <cstdint>
+
+namespace dfx {
+
+// Level >= 1, one per task execution on an AICore (the producer is the core,
+// so the core id is implied by the buffer it lands in).
+struct aicore_task_record {
+    std::uint64_t start = 0;
+    std::uint64_t end = 0;
+    std::uint64_t task_token = 0;          // ring << 32 | local id; identity, not a join key
+    std::uint32_t reg_task_id = 0;         // per-core dispatch token: the join key with aicpu_task_record
+    std::uint32_t receive_to_start = 0;    // start - receive, saturated
+};
+static_assert(sizeof(aicore_task_record) == 32);
+
+// Level >= 2, one per dispatch, stamped by the AICPU scheduler thread.
+struct aicpu_task_record {
+    std::uint64_t dispatch = 0;
+    std::uint64_t finish = 0;
+    std::uint32_t core = 0;
+    std::uint32_t reg_task_id = 0;
+};
+static_assert(sizeof(aicpu_task_record) == 24);
+
+enum class sched_phase_kind : std::uint8_t {
+    complete = 0,
+    dispatch = 1,
+    release = 2,
+    dummy = 4,
+    early_dispatch = 5,
+    resolve = 6,
+    dummy_task = 7,
+    drain = 8,
+    drain_prepare = 9,
+    drain_publish = 10,
+    async_poll = 11,
+    predicated_skip = 12,
+    graph_prepare = 13,
+};
+
+// Ready-queue depths per core type, in the reference's [AIC, AIV, MIX] order.
+struct queue_depths {
+    std::int16_t aic = 0;
+    std::int16_t aiv = 0;
+    std::int16_t mix = 0;
+};
+
+// Level >= 3, one per non-idle scheduler-loop phase.
+struct sched_phase_record {
+    std::uint64_t start = 0;
+    std::uint64_t end = 0;
+    std::uint64_t task_id = 0;             // dummy_task, predicated_skip, graph_prepare only
+    std::uint32_t loop_iter = 0;
+    std::uint32_t tasks_processed = 0;
+    std::uint32_t pop_hit = 0;             // dispatch only
+    std::uint32_t pop_miss = 0;            // dispatch only
+    queue_depths depth_at_start{};
+    queue_depths depth_at_end{};
+    sched_phase_kind kind = sched_phase_kind::complete;
+    std::uint8_t reserved[3]{};
+};
+static_assert(sizeof(sched_phase_record) == 56);
+
+// Level 4, one per submit_task() / alloc_tensors() of the orchestrator.
+struct orch_phase_record {
+    std::uint64_t start = 0;
+    std::uint64_t end = 0;
+    std::uint64_t task_id = 0;
+    std::uint32_t submit_idx = 0;
+    std::uint32_t reserved = 0;
+};
+static_assert(sizeof(orch_phase_record) == 32);
+
+}  // namespace dfx
