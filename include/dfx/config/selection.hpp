@@ -11,11 +11,11 @@
 // raises config_error listing what was compiled.
 #pragma once
 
-#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
 
+#include <boost/hana/at.hpp>
 #include <boost/hana/for_each.hpp>
 #include <boost/hana/front.hpp>
 #include <boost/hana/length.hpp>
@@ -36,14 +36,19 @@ inline bool space_has(int value) {
 }
 
 template <class Values>
+inline std::string value_name(int value) {
+    if constexpr (std::is_same_v<std::remove_cv_t<std::remove_extent_t<decltype(Values::values)>>, bool>)
+        return value ? "on" : "off";
+    else
+        return std::to_string(value);
+}
+
+template <class Values>
 inline std::string space_list() {
     std::string out;
     for (auto v : Values::values) {
         if (!out.empty()) out += ", ";
-        if constexpr (std::is_same_v<std::remove_cv_t<decltype(v)>, bool>)
-            out += v ? "on" : "off";
-        else
-            out += std::to_string(v);
+        out += value_name<Values>(static_cast<int>(v));
     }
     return "{" + out + "}";
 }
@@ -59,29 +64,24 @@ inline std::string describe_space() {
 template <class Values>
 inline void require_in(int value, const char* field, const char* what, const std::string& compiled) {
     if (!space_has<Values>(value))
-        throw config_error(field, std::string(what) + " " + std::to_string(value) +
+        throw config_error(field, std::string(what) + " " + value_name<Values>(value) +
                                       " is not compiled into this binary; compiled: " + compiled);
 }
 
-template <class Keys, class F>
+// Calls f with the first guard set in `keys` that matches `choice`.
+template <std::size_t I = 0, class Keys, class F>
 decltype(auto) dispatch_first_match(Keys keys, const collector_choice& choice, F&& f) {
     namespace hana = boost::hana;
-    using first = typename decltype(+hana::front(keys))::type;
-    using result = decltype(f(first{}));
-    std::optional<std::conditional_t<std::is_void_v<result>, bool, result>> out;
-    hana::for_each(keys, [&](auto key) {
-        using guards = typename decltype(key)::type;
-        if (out || !guards::matches(choice)) return;
-        if constexpr (std::is_void_v<result>) {
-            f(guards{});
-            out = true;
-        } else {
-            out.emplace(f(guards{}));
-        }
-    });
-    // require_compiled() ran first, so some guard set always matches.
-    if (!out) throw config_error("compiled_space", "no compiled guard set matches the request (a dfxkit bug)");
-    if constexpr (!std::is_void_v<result>) return std::move(*out);
+    if constexpr (I == decltype(hana::length(keys))::value) {
+        // require_compiled() ran first, so some guard set always matches.
+        throw config_error("compiled_space", "no compiled guard set matches the request (a dfxkit bug)");
+        using first = typename decltype(+hana::front(keys))::type;
+        return f(first{});  // unreachable; gives this branch the common return type
+    } else {
+        using guards = typename decltype(+hana::at_c<I>(keys))::type;
+        if (guards::matches(choice)) return f(guards{});
+        return dispatch_first_match<I + 1>(keys, choice, std::forward<F>(f));
+    }
 }
 
 }  // namespace detail
