@@ -6,3 +6,4 @@
 #include "dfx/collect/orchestrator_view.hpp"
 #include "dfx/collect/scheduler_view.hpp"
 #include "dfx/collect/sink.hpp"
+#include "dfx/policy.hpp"
