@@ -14,7 +14,11 @@ namespace dfx {
 
 namespace detail {
 
-struct no_submit_scope {};
+// A user-written destructor, like the real scope's, so `auto submit = ...`
+// reads as a used RAII object (no unused-variable warning) at every level.
+struct no_submit_scope {
+    ~no_submit_scope() {}
+};
 
 template <class Clock, class Sink>
 class submit_scope {

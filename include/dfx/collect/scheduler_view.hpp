@@ -56,6 +56,7 @@ private:
 
 class no_phase {
 public:
+    ~no_phase() {}  // reads as a used RAII object, like phase_scope
     void processed(std::uint32_t) noexcept {}
     void pops(std::uint32_t, std::uint32_t) noexcept {}
     void task(std::uint64_t) noexcept {}
