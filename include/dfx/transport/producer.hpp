@@ -1,0 +1,144 @@
+// The device side of the transport: one producer per thread (per core for
+// AICore records), writing records into its channel's buffers.
+//
+//   dfx::producer<dfx::aicore_task_record> out{channel};   // channel from the host
+//   out.push(record);      // hot path: a copy and a compare, no atomics, no fences
+//   out.finish();          // or the destructor: publish the partial buffer, say "exited"
+//
+// When a buffer fills it is published to the host (one release store) and a
+// free one is taken. With none free, the overflow policy decides: `block`
+// parks until the host recycles one, up to its backstop, after which the
+// record is dropped and counted, and later records of the same stall are
+// dropped without waiting again (one backstop per stall, so a dead host costs
+// the device one timeout, not one per record); `drop` counts and goes on.
+// Every record is either delivered or counted as dropped.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "dfx/policy/overflow.hpp"
+#include "dfx/transport/backoff.hpp"
+#include "dfx/transport/channel.hpp"
+
+namespace dfx {
+
+// The device's handle on one channel, typed so a producer cannot write
+// records of the wrong size into it.
+template <class Record>
+struct channel_ref {
+    void* device_block = nullptr;
+};
+
+template <class Record, class Overflow = block<>>
+class producer {
+    static_assert(std::is_trivially_copyable_v<Record>, "dfx::producer: records must be trivially copyable");
+    static_assert(alignof(Record) <= cache_line, "dfx::producer: records must not need more than cache-line alignment");
+
+public:
+    explicit producer(channel_ref<Record> ref) noexcept : channel_(ref.device_block) {
+        channel_.counters().state.store(static_cast<std::uint32_t>(producer_state::running),
+                                        std::memory_order_relaxed);
+    }
+    producer(const producer&) = delete;
+    producer& operator=(const producer&) = delete;
+    ~producer() { finish(); }
+
+    void push(const Record& record) noexcept {
+        ++produced_;
+        if (count_ == limit_) [[unlikely]] {
+            if (!next_buffer()) {
+                ++dropped_;
+                return;
+            }
+        }
+        std::memcpy(records_ + std::size_t{count_} * sizeof(Record), &record, sizeof(Record));
+        ++count_;
+    }
+
+    // Publishes what is buffered and marks the producer exited. Idempotent;
+    // no push may follow.
+    void finish() noexcept {
+        if (finished_) return;
+        finished_ = true;
+        if (records_ && count_ > 0) publish_current();
+        publish_counters();
+        // Release: the final buffer and counters are visible to a host that
+        // reads `exited` with acquire.
+        channel_.counters().state.store(static_cast<std::uint32_t>(producer_state::exited),
+                                        std::memory_order_release);
+    }
+
+    std::uint64_t produced() const noexcept { return produced_; }
+    std::uint64_t dropped() const noexcept { return dropped_; }
+
+private:
+    bool next_buffer() noexcept {
+        if (records_) publish_current();
+        std::uint32_t index = 0;
+        if (!take_free(index)) return false;
+        current_ = index;
+        records_ = channel_.records(index);
+        count_ = 0;
+        limit_ = channel_.geometry().records_per_buffer;
+        return true;
+    }
+
+    void publish_current() noexcept {
+        channel_.buffer(current_).count = count_;
+        publish_counters();
+        // Never fails: the ready ring holds every buffer of the channel. Its
+        // release store publishes the records and the count written above.
+        channel_.ready_ring().try_push(current_);
+        records_ = nullptr;
+        count_ = limit_ = 0;
+    }
+
+    // Relaxed: the host reads them after an acquire on a ring or the state.
+    void publish_counters() noexcept {
+        auto& c = channel_.counters();
+        c.produced.store(produced_, std::memory_order_relaxed);
+        c.dropped.store(dropped_, std::memory_order_relaxed);
+        c.backstops.store(backstops_, std::memory_order_relaxed);
+    }
+
+    bool take_free(std::uint32_t& index) noexcept {
+        spsc_ring free = channel_.free_ring();
+        if (free.try_pop(index)) {
+            stalled_ = false;
+            return true;
+        }
+        if constexpr (!Overflow::blocks) {
+            return false;
+        } else {
+            if (stalled_) return false;  // the backstop already fired in this stall
+            const auto start = std::chrono::steady_clock::now();
+            backoff wait;
+            for (;;) {
+                if (free.try_pop(index)) return true;
+                if (std::chrono::steady_clock::now() - start >= Overflow::backstop) {
+                    stalled_ = true;
+                    ++backstops_;
+                    publish_counters();
+                    return false;
+                }
+                wait.wait();
+            }
+        }
+    }
+
+    channel_view channel_;
+    std::byte* records_ = nullptr;
+    std::uint32_t count_ = 0;
+    std::uint32_t limit_ = 0;  // 0 while the producer holds no buffer, so push takes the slow path
+    std::uint32_t current_ = 0;
+    std::uint64_t produced_ = 0;
+    std::uint64_t dropped_ = 0;
+    std::uint64_t backstops_ = 0;
+    bool stalled_ = false;
+    bool finished_ = false;
+};
+
+}  // namespace dfx

@@ -1,0 +1,178 @@
+// The host side of the transport: builds the channels, runs the drain
+// threads that hand full buffers to each channel's sink and recycle them,
+// and accounts for every record.
+//
+//   dfx::transport_host<> host;
+//   auto channel = host.add_channel<dfx::aicore_task_record>("aicore", core_id, 4, 1024,
+//       [&](std::span<const dfx::aicore_task_record> records) { ...copy them out... });
+//   host.start();
+//   ...producers run: dfx::producer<dfx::aicore_task_record> out{channel};...
+//   host.stop();                        // drains until every producer has exited
+//   auto report = host.report();        // per channel: produced, collected, dropped
+//
+// Shutdown order: stop() keeps draining until every attached producer has
+// said "exited" (after publishing its last buffer) and its ready ring is
+// empty, so a record pushed late is still collected. A producer that has not
+// exited by the stop timeout is reported with the records still in its hands.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "dfx/transport/accounting.hpp"
+#include "dfx/transport/backoff.hpp"
+#include "dfx/transport/channel.hpp"
+#include "dfx/transport/memory_ops.hpp"
+#include "dfx/transport/producer.hpp"
+
+namespace dfx {
+
+struct transport_options {
+    std::uint32_t drain_threads = 1;
+    // How long stop() waits for producers that are still running.
+    std::chrono::milliseconds stop_timeout{60'000};
+};
+
+template <class MemoryOps = host_memory>
+class transport_host {
+public:
+    explicit transport_host(transport_options options = {}) : options_(options) {
+        if (options_.drain_threads == 0) options_.drain_threads = 1;
+    }
+    transport_host(const transport_host&) = delete;
+    transport_host& operator=(const transport_host&) = delete;
+    ~transport_host() {
+        stop();
+        for (auto& c : channels_) MemoryOps::release(c->device_block, c->bytes);
+    }
+
+    // Adds a channel for one producer; call before start(). Returns nothing
+    // usable (an empty ref) if the memory could not be allocated.
+    template <class Record, class Sink>
+    channel_ref<Record> add_channel(std::string name, std::uint32_t producer_id, std::uint32_t buffers,
+                                    std::uint32_t records_per_buffer, Sink sink) {
+        const channel_geometry g = make_geometry(buffers, records_per_buffer, sizeof(Record));
+        void* device_block = MemoryOps::allocate(g.total_bytes);
+        if (!device_block) return {};
+        auto c = std::make_unique<channel>();
+        c->name = std::move(name);
+        c->producer_id = producer_id;
+        c->device_block = device_block;
+        c->bytes = g.total_bytes;
+        c->view = construct_channel(MemoryOps::host_view(device_block), g);
+        c->consume = [sink = std::move(sink)](const std::byte* bytes, std::uint32_t count) mutable {
+            sink(std::span<const Record>(reinterpret_cast<const Record*>(bytes), count));
+        };
+        channels_.push_back(std::move(c));
+        return {device_block};
+    }
+
+    void start() {
+        if (!threads_.empty()) return;
+        stopping_.store(false, std::memory_order_relaxed);
+        for (std::uint32_t t = 0; t < options_.drain_threads; ++t)
+            threads_.emplace_back([this, t] { drain_loop(t); });
+    }
+
+    void stop() {
+        if (threads_.empty()) return;
+        deadline_ = std::chrono::steady_clock::now() + options_.stop_timeout;
+        stopping_.store(true, std::memory_order_release);
+        for (auto& t : threads_) t.join();
+        threads_.clear();
+        // One last pass on this thread: anything a producer published after a
+        // drain thread gave up (stop timeout) is still collected.
+        for (auto& c : channels_) drain_channel(*c);
+    }
+
+    std::vector<channel_report> report() const {
+        std::vector<channel_report> out;
+        out.reserve(channels_.size());
+        for (const auto& c : channels_) {
+            auto& counters = c->view.counters();
+            channel_report r;
+            r.name = c->name;
+            r.producer_id = c->producer_id;
+            // Acquire: an exited producer's final counters are visible.
+            r.state = static_cast<producer_state>(counters.state.load(std::memory_order_acquire));
+            r.produced = counters.produced.load(std::memory_order_relaxed);
+            r.dropped = counters.dropped.load(std::memory_order_relaxed);
+            r.backstops = counters.backstops.load(std::memory_order_relaxed);
+            r.collected = c->collected.load(std::memory_order_relaxed);
+            out.push_back(std::move(r));
+        }
+        return out;
+    }
+
+    std::size_t channel_count() const noexcept { return channels_.size(); }
+
+private:
+    struct channel {
+        std::string name;
+        std::uint32_t producer_id = 0;
+        void* device_block = nullptr;
+        std::size_t bytes = 0;
+        channel_view view;
+        std::function<void(const std::byte*, std::uint32_t)> consume;
+        std::atomic<std::uint64_t> collected{0};  // one drain thread writes it
+    };
+
+    // Hands every ready buffer of the channel to its sink and recycles it.
+    bool drain_channel(channel& c) {
+        spsc_ring ready = c.view.ready_ring();
+        bool any = false;
+        std::uint32_t index = 0;
+        while (ready.try_pop(index)) {
+            const std::uint32_t count = c.view.buffer(index).count;
+            if (count > 0) c.consume(c.view.records(index), count);
+            c.collected.store(c.collected.load(std::memory_order_relaxed) + count, std::memory_order_relaxed);
+            // Never fails: the free ring holds every buffer. Its release store
+            // orders our reads of the buffer before the producer reuses it.
+            c.view.free_ring().try_push(index);
+            any = true;
+        }
+        return any;
+    }
+
+    bool finished(channel& c) const {
+        const auto state = c.view.counters().state.load(std::memory_order_acquire);
+        return state != static_cast<std::uint32_t>(producer_state::running) && c.view.ready_ring().empty();
+    }
+
+    void drain_loop(std::uint32_t thread_index) {
+        backoff idle;
+        for (;;) {
+            bool any = false;
+            for (std::size_t i = thread_index; i < channels_.size(); i += options_.drain_threads)
+                any |= drain_channel(*channels_[i]);
+            if (any) {
+                idle.reset();
+                continue;
+            }
+            if (stopping_.load(std::memory_order_acquire)) {
+                bool all_finished = true;
+                for (std::size_t i = thread_index; i < channels_.size(); i += options_.drain_threads)
+                    all_finished = all_finished && finished(*channels_[i]);
+                if (all_finished || std::chrono::steady_clock::now() >= deadline_) return;
+            }
+            idle.wait();
+        }
+    }
+
+    transport_options options_;
+    std::vector<std::unique_ptr<channel>> channels_;
+    std::vector<std::thread> threads_;
+    std::atomic<bool> stopping_{false};
+    std::chrono::steady_clock::time_point deadline_{};
+};
+
+}  // namespace dfx
