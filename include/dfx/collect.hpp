@@ -5,5 +5,7 @@
 #include "dfx/collect/collector_set.hpp"
 #include "dfx/collect/orchestrator_view.hpp"
 #include "dfx/collect/scheduler_view.hpp"
+#include "dfx/collect/producers.hpp"
 #include "dfx/collect/sink.hpp"
+#include "dfx/collect/swimlane_sinks.hpp"
 #include "dfx/policy.hpp"

@@ -1,6 +1,9 @@
-// The whole device-side library plus host-side configuration.
+// Everything: the device side (policies, records, transport, collectors) and
+// the host side (configuration, selection, artefact writers).
 #pragma once
 
 #include "dfx/collect.hpp"
 #include "dfx/config.hpp"
+#include "dfx/output.hpp"
 #include "dfx/policy.hpp"
+#include "dfx/transport.hpp"

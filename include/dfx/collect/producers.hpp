@@ -1,0 +1,32 @@
+// A thread's producers, one per record kind it emits, as one sink: the role
+// view pushes records of several kinds and each lands in its own channel.
+//
+//   dfx::producers<dfx::block<>, dfx::aicpu_task_record, dfx::sched_phase_record> sink{refs...};
+//   dfx::scheduler_view<guards, clock, decltype(sink)> view{&sink};
+//
+// With no record kinds it is an empty type: a role with every collector off
+// has nothing to send.
+#pragma once
+
+#include "dfx/transport/producer.hpp"
+
+namespace dfx {
+
+template <class Overflow, class... Records>
+class producers : private producer<Records, Overflow>... {
+public:
+    explicit producers(channel_ref<Records>... refs) noexcept : producer<Records, Overflow>(refs)... {}
+
+    using producer<Records, Overflow>::push...;
+
+    // Publishes every partial buffer; the destructor does it too.
+    void finish() noexcept { (producer<Records, Overflow>::finish(), ...); }
+};
+
+template <class Overflow>
+class producers<Overflow> {
+public:
+    void finish() noexcept {}
+};
+
+}  // namespace dfx

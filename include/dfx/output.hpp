@@ -1,0 +1,9 @@
+// Host side: artefact writers and the host halves of the collectors.
+#pragma once
+
+#include "dfx/output/atomic_file.hpp"
+#include "dfx/output/chip_swimlane_json.hpp"
+#include "dfx/output/name_map.hpp"
+#include "dfx/output/output_error.hpp"
+#include "dfx/output/swimlane_host.hpp"
+#include "dfx/output/text_writer.hpp"

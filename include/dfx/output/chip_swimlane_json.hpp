@@ -1,0 +1,184 @@
+// chip_swimlane_records.json, the reference "v3" raw cycle-domain schema
+// (../shared/spec/chip-swimlane.md §2): what the swimlane collector captured,
+// written with the reference's key order, layout and exact integers, so the
+// reference tools read it and a file the reference wrote round-trips byte for
+// byte (tests/swimlane/).
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <iterator>
+#include <string_view>
+#include <vector>
+
+#include "dfx/output/atomic_file.hpp"
+#include "dfx/output/text_writer.hpp"
+#include "dfx/record/swimlane_records.hpp"
+
+namespace dfx {
+
+enum class core_type : std::uint8_t { aic, aiv };
+
+inline constexpr std::string_view records_file_name = "chip_swimlane_records.json";
+
+// Everything one run captured, grouped the way the file is: AICore and AICPU
+// rows per core, scheduler phases per scheduler pool, orchestrator phases
+// per lane.
+struct swimlane_capture {
+    int level = 0;
+    std::uint64_t clock_freq_hz = 0;
+    std::vector<core_type> core_types;             // index = core id
+    std::vector<int> core_to_thread;               // written at level >= 3; -1 = no thread
+    std::vector<std::vector<aicore_task_record>> aicore;  // [core]
+    std::vector<std::vector<aicpu_task_record>> aicpu;    // [core]
+    std::vector<std::vector<sched_phase_record>> scheduler_phases;  // [pool], all pools written
+    std::vector<std::vector<orch_phase_record>> orchestrator_phases;  // [lane]
+
+    bool has_data() const noexcept {
+        const auto any = [](const auto& groups) {
+            for (const auto& g : groups)
+                if (!g.empty()) return true;
+            return false;
+        };
+        return any(aicore) || any(aicpu) || any(scheduler_phases) || any(orchestrator_phases);
+    }
+};
+
+inline std::string_view sched_phase_name(sched_phase_kind kind) noexcept {
+    switch (kind) {
+        case sched_phase_kind::complete: return "complete";
+        case sched_phase_kind::dispatch: return "dispatch";
+        case sched_phase_kind::release: return "release";
+        case sched_phase_kind::dummy: return "dummy";
+        case sched_phase_kind::early_dispatch: return "early_dispatch";
+        case sched_phase_kind::resolve: return "resolve";
+        case sched_phase_kind::dummy_task: return "dummy_task";
+        case sched_phase_kind::drain: return "drain";
+        case sched_phase_kind::drain_prepare: return "drain_prepare";
+        case sched_phase_kind::drain_publish: return "drain_publish";
+        case sched_phase_kind::async_poll: return "async_poll";
+        case sched_phase_kind::predicated_skip: return "predicated_skip";
+        case sched_phase_kind::graph_prepare: return "graph_prepare";
+    }
+    return "unknown";
+}
+
+// Kinds that carry a task id rather than queue work.
+constexpr bool phase_carries_task(sched_phase_kind kind) noexcept {
+    return kind == sched_phase_kind::dummy_task || kind == sched_phase_kind::predicated_skip ||
+           kind == sched_phase_kind::graph_prepare;
+}
+
+namespace detail {
+
+inline void write_depths(text_writer& out, const queue_depths& d) {
+    out.raw("[").number(d.aic).raw(",").number(d.aiv).raw(",").number(d.mix).raw("]");
+}
+
+// `[` newline, one item per line (indented), `]`: the reference layout of
+// every array of rows; an empty array is `[]`.
+template <class Items, class WriteItem>
+void write_rows(text_writer& out, std::string_view indent, const Items& items, WriteItem write_item) {
+    if (std::empty(items)) {
+        out.raw("[]");
+        return;
+    }
+    bool first = true;
+    for (const auto& item : items) {
+        out.raw(first ? "[\n" : ",\n").raw(indent).raw("  ");
+        write_item(item);
+        first = false;
+    }
+    out.raw("\n").raw(indent).raw("]");
+}
+
+}  // namespace detail
+
+inline void write_chip_swimlane_json(text_writer& out, const swimlane_capture& c) {
+    out.raw("{\n  \"chip_swimlane_level\": ").number(c.level).raw(",\n");
+    out.raw("  \"metadata\": {\n    \"clock_freq_hz\": ").number(c.clock_freq_hz).raw(",\n");
+    out.raw("    \"num_cores\": ").number(c.core_types.size()).raw(",\n");
+    out.raw("    \"core_types\": [");
+    for (std::size_t i = 0; i < c.core_types.size(); ++i)
+        out.raw(i ? ", " : "").raw(c.core_types[i] == core_type::aic ? "\"aic\"" : "\"aiv\"");
+    out.raw("]");
+    if (c.level >= 3 && !c.core_to_thread.empty()) {
+        out.raw(",\n    \"core_to_thread\": [");
+        for (std::size_t i = 0; i < c.core_to_thread.size(); ++i) out.raw(i ? ", " : "").number(c.core_to_thread[i]);
+        out.raw("]");
+    }
+    out.raw("\n  },\n");
+
+    // Rows grouped by core ascending, in production order within a core.
+    struct core_row {
+        std::size_t core;
+        const aicore_task_record* r;
+    };
+    std::vector<core_row> aicore_rows;
+    for (std::size_t core = 0; core < c.aicore.size(); ++core)
+        for (const auto& r : c.aicore[core]) aicore_rows.push_back({core, &r});
+    out.raw("  \"aicore_tasks\": ");
+    detail::write_rows(out, "  ", aicore_rows, [&](const core_row& row) {
+        const auto& r = *row.r;
+        out.raw("[").number(row.core).raw(", ").number(r.task_token).raw(", ").number(r.reg_task_id);
+        out.raw(", ").number(r.start).raw(", ").number(r.end).raw(", ").number(r.receive_to_start).raw("]");
+    });
+
+    std::vector<const aicpu_task_record*> aicpu_rows;
+    for (const auto& per_core : c.aicpu)
+        for (const auto& r : per_core) aicpu_rows.push_back(&r);
+    out.raw(",\n  \"aicpu_tasks\": ");
+    detail::write_rows(out, "  ", aicpu_rows, [&](const aicpu_task_record* r) {
+        out.raw("[").number(r->core).raw(", ").number(r->reg_task_id).raw(", ").number(r->dispatch);
+        out.raw(", ").number(r->finish).raw("]");
+    });
+
+    if (c.level >= 3) {
+        out.raw(",\n  \"aicpu_scheduler_phases\": ");
+        detail::write_rows(out, "  ", c.scheduler_phases, [&](const std::vector<sched_phase_record>& pool) {
+            detail::write_rows(out, "    ", pool, [&](const sched_phase_record& p) {
+                out.raw("{\"kind\": ").string(sched_phase_name(p.kind));
+                out.raw(", \"start_cycles\": ").number(p.start).raw(", \"end_cycles\": ").number(p.end);
+                out.raw(", \"loop_iter\": ").number(p.loop_iter).raw(", \"tasks_processed\": ").number(p.tasks_processed);
+                if (p.kind == sched_phase_kind::dispatch)
+                    out.raw(", \"pop_hit\": ").number(p.pop_hit).raw(", \"pop_miss\": ").number(p.pop_miss);
+                if (phase_carries_task(p.kind)) out.raw(", \"task_id\": ").number(p.task_id);
+                out.raw(", \"shared_at_start\": ");
+                detail::write_depths(out, p.depth_at_start);
+                out.raw(", \"shared_at_end\": ");
+                detail::write_depths(out, p.depth_at_end);
+                out.raw("}");
+            });
+        });
+        bool any_orchestrator = false;
+        for (const auto& lane : c.orchestrator_phases) any_orchestrator = any_orchestrator || !lane.empty();
+        if (any_orchestrator) {
+            out.raw(",\n  \"aicpu_orchestrator_phases\": ");
+            detail::write_rows(out, "  ", c.orchestrator_phases, [&](const std::vector<orch_phase_record>& lane) {
+                detail::write_rows(out, "    ", lane, [&](const orch_phase_record& p) {
+                    out.raw("{\"submit_idx\": ").number(p.submit_idx).raw(", \"task_id\": ").number(p.task_id);
+                    out.raw(", \"start_cycles\": ").number(p.start).raw(", \"end_cycles\": ").number(p.end).raw("}");
+                });
+            });
+        }
+    }
+    out.raw("\n}\n");
+}
+
+// Writes <prefix>/chip_swimlane_records.json atomically and returns its path;
+// writes nothing and returns an empty path when nothing was captured, as the
+// reference does. Throws output_error naming the file.
+inline std::filesystem::path write_chip_swimlane_records(const std::filesystem::path& prefix,
+                                                          const swimlane_capture& capture) {
+    if (!capture.has_data()) return {};
+    const auto path = prefix / records_file_name;
+    write_atomically(path, [&](std::FILE* f) {
+        text_writer out(f);
+        write_chip_swimlane_json(out, capture);
+        return out.flush();
+    });
+    return path;
+}
+
+}  // namespace dfx
