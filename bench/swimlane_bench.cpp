@@ -39,15 +39,16 @@ dfx::swimlane_layout bench_layout() {
 template <int Level>
 struct fixture {
     using set = dfx::collectors<dfx::swimlane_level<Level>>;
-    using aicore_sink = dfx::swimlane_aicore_sink<typename set::aicore, overflow>;
-    using scheduler_sink = dfx::swimlane_scheduler_sink<typename set::scheduler, overflow>;
-    using orchestrator_sink = dfx::swimlane_orchestrator_sink<typename set::orchestrator, overflow>;
+    using aicore_sink = dfx::aicore_sink<typename set::aicore, overflow>;
+    using scheduler_sink = dfx::scheduler_sink<typename set::scheduler, overflow>;
+    using orchestrator_sink = dfx::orchestrator_sink<typename set::orchestrator, overflow>;
 
+    dfx::channel_registry channels;
     std::unique_ptr<dfx::swimlane_host<>> host;
 
     fixture() {
         if constexpr (Level > 0) {
-            host = std::make_unique<dfx::swimlane_host<>>(Level, bench_layout());
+            host = std::make_unique<dfx::swimlane_host<>>(Level, bench_layout(), channels);
             host->start();
         }
     }
@@ -56,16 +57,14 @@ struct fixture {
 // The runtime-gated twins compile every stamp, so they need every channel: a
 // level-4 host, whatever level the run-time int asks for.
 struct gated_fixture {
-    dfx::swimlane_host<> host{4, bench_layout()};
+    dfx::channel_registry channels;
+    dfx::swimlane_host<> host{4, bench_layout(), channels};
     gated_fixture() { host.start(); }
 };
 
-template <class Sink, class Host>
-Sink make_sink(Host* host) {
-    if constexpr (std::is_empty_v<Sink>)
-        return Sink{};
-    else
-        return host->template sink<Sink>(0);
+template <class Sink>
+Sink make_sink(const dfx::channel_registry& channels) {
+    return channels.sink<Sink>(0);
 }
 
 float data[32] = {};
@@ -79,7 +78,7 @@ template <int Level>
 void BM_worker_typed(benchmark::State& state) {
     fixture<Level> f;
     {
-        auto sink = make_sink<typename fixture<Level>::aicore_sink>(f.host.get());
+        auto sink = make_sink<typename fixture<Level>::aicore_sink>(f.channels);
         dfx::aicore_view<typename fixture<Level>::set::aicore, clock_source, decltype(sink)> view{&sink};
         std::uint64_t task = 0;
         for (auto _ : state) {
@@ -98,7 +97,7 @@ void BM_worker_runtime_gated(benchmark::State& state) {
     const int level = static_cast<int>(state.range(0));
     gated_fixture f;
     {
-        dfx::producer<dfx::aicore_task_record, overflow> out{f.host.channel<dfx::aicore_task_record>(0)};
+        dfx::producer<dfx::aicore_task_record, overflow> out{f.channels.get<dfx::aicore_task_record>(0)};
         dfx::aicore_task_record r{};
         std::uint64_t received = 0;
         std::uint64_t task = 0;
@@ -137,7 +136,7 @@ template <int Level>
 void BM_scheduler_typed(benchmark::State& state) {
     fixture<Level> f;
     {
-        auto sink = make_sink<typename fixture<Level>::scheduler_sink>(f.host.get());
+        auto sink = make_sink<typename fixture<Level>::scheduler_sink>(f.channels);
         dfx::scheduler_view<typename fixture<Level>::set::scheduler, clock_source, decltype(sink)> view{&sink};
         std::uint32_t reg[8] = {};
         std::uint64_t task = 0;
@@ -158,8 +157,8 @@ void BM_scheduler_runtime_gated(benchmark::State& state) {
     const int level = static_cast<int>(state.range(0));
     gated_fixture f;
     {
-        dfx::producer<dfx::aicpu_task_record, overflow> aicpu_out{f.host.channel<dfx::aicpu_task_record>(0)};
-        dfx::producer<dfx::sched_phase_record, overflow> phase_out{f.host.channel<dfx::sched_phase_record>(0)};
+        dfx::producer<dfx::aicpu_task_record, overflow> aicpu_out{f.channels.get<dfx::aicpu_task_record>(0)};
+        dfx::producer<dfx::sched_phase_record, overflow> phase_out{f.channels.get<dfx::sched_phase_record>(0)};
         std::uint32_t reg[8] = {};
         std::uint64_t task = 0;
         for (auto _ : state) {
@@ -196,7 +195,7 @@ template <int Level>
 void BM_orchestrator_typed(benchmark::State& state) {
     fixture<Level> f;
     {
-        auto sink = make_sink<typename fixture<Level>::orchestrator_sink>(f.host.get());
+        auto sink = make_sink<typename fixture<Level>::orchestrator_sink>(f.channels);
         dfx::orchestrator_view<typename fixture<Level>::set::orchestrator, clock_source, decltype(sink)> view{&sink};
         std::uint64_t ids[16] = {};
         std::uint64_t task = 0;

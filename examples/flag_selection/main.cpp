@@ -21,21 +21,26 @@ namespace {
 
 // Counts what each role pushed; a real runtime hands its transport producer here.
 struct counting_sink {
-    std::uint64_t aicore = 0, aicpu = 0, phases = 0, orchestrator = 0;
+    std::uint64_t aicore = 0, aicpu = 0, phases = 0, orchestrator = 0, dep_gen = 0, scope_stats = 0;
     void push(const dfx::aicore_task_record&) noexcept { ++aicore; }
     void push(const dfx::aicpu_task_record&) noexcept { ++aicpu; }
     void push(const dfx::sched_phase_record&) noexcept { ++phases; }
     void push(const dfx::orch_phase_record&) noexcept { ++orchestrator; }
+    void push(const dfx::dep_gen_record&) noexcept { ++dep_gen; }
+    void push(const dfx::scope_stats_record&) noexcept { ++scope_stats; }
 };
 
 using clock_source = dfx::steady_clock_source;
 
 template <class View>
 void run_orchestrator(View view, std::uint32_t tasks) {
+    const auto sample = [] { return dfx::scope_sample{}; };
+    view.scope_begin(sample);
     for (std::uint32_t t = 0; t < tasks; ++t) {
         auto submit = view.submitting(t);
-        (void)submit;
+        view.capture_submit({.task_id = t});
     }
+    view.scope_end(sample);
 }
 
 template <class View>
@@ -127,8 +132,9 @@ int main(int argc, char** argv) {
     fmt::print("{}\n", any_host ? "" : " none");
 
     using sizes = dfx::space_size<dfx::default_space>;
-    fmt::print("records from {} tasks: aicore {}, aicpu dispatch/finish {}, scheduler phases {}, orchestrator {}\n",
-               tasks, sink.aicore, sink.aicpu, sink.phases, sink.orchestrator);
+    fmt::print("records from {} tasks: aicore {}, aicpu dispatch/finish {}, scheduler phases {}, orchestrator {}, "
+               "dep_gen {}, scope stats {}\n",
+               tasks, sink.aicore, sink.aicpu, sink.phases, sink.orchestrator, sink.dep_gen, sink.scope_stats);
     fmt::print("compiled guard sets in the default space: AICore {}, scheduler {}, orchestrator {}\n", sizes::aicore,
                sizes::scheduler, sizes::orchestrator);
     if (cfg.any_enabled())

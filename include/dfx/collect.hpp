@@ -3,9 +3,11 @@
 
 #include "dfx/collect/aicore_view.hpp"
 #include "dfx/collect/collector_set.hpp"
+#include "dfx/collect/dep_gen_capture.hpp"
 #include "dfx/collect/orchestrator_view.hpp"
-#include "dfx/collect/scheduler_view.hpp"
 #include "dfx/collect/producers.hpp"
+#include "dfx/collect/role_sinks.hpp"
+#include "dfx/collect/scheduler_view.hpp"
+#include "dfx/collect/scope_stats_capture.hpp"
 #include "dfx/collect/sink.hpp"
-#include "dfx/collect/swimlane_sinks.hpp"
 #include "dfx/policy.hpp"

@@ -2,8 +2,11 @@
 #pragma once
 
 #include "dfx/output/atomic_file.hpp"
+#include "dfx/output/channel_registry.hpp"
 #include "dfx/output/chip_swimlane_json.hpp"
 #include "dfx/output/name_map.hpp"
 #include "dfx/output/output_error.hpp"
+#include "dfx/output/scope_stats_host.hpp"
+#include "dfx/output/scope_stats_jsonl.hpp"
 #include "dfx/output/swimlane_host.hpp"
 #include "dfx/output/text_writer.hpp"

@@ -53,18 +53,19 @@ template <int Level>
 run_result<Level> run() {
     using set = dfx::collectors<dfx::swimlane_level<Level>>;
     using overflow = dfx::block<>;
-    using aicore_sink = dfx::swimlane_aicore_sink<typename set::aicore, overflow>;
-    using scheduler_sink = dfx::swimlane_scheduler_sink<typename set::scheduler, overflow>;
-    using orchestrator_sink = dfx::swimlane_orchestrator_sink<typename set::orchestrator, overflow>;
+    using aicore_sink = dfx::aicore_sink<typename set::aicore, overflow>;
+    using scheduler_sink = dfx::scheduler_sink<typename set::scheduler, overflow>;
+    using orchestrator_sink = dfx::orchestrator_sink<typename set::orchestrator, overflow>;
 
-    dfx::swimlane_host<> host(Level, small_layout());
+    dfx::channel_registry channels;
+    dfx::swimlane_host<> host(Level, small_layout(), channels);
     host.set_core_to_thread({0, 1, 0, 1});
     run_result<Level> result;
     result.channels = host.channel_count();
     host.start();
     {
         std::thread orchestrator([&] {
-            auto sink = host.template sink<orchestrator_sink>(0);
+            auto sink = channels.template sink<orchestrator_sink>(0);
             dfx::orchestrator_view<typename set::orchestrator, clock_source, orchestrator_sink> view{&sink};
             for (std::uint64_t id = 0; id < cores * tasks_per_core; ++id) {
                 auto submit = view.submitting((1ULL << 32) | id);
@@ -73,10 +74,10 @@ run_result<Level> run() {
         std::vector<std::thread> schedulers;
         for (std::uint32_t t = 0; t < scheduler_threads; ++t)
             schedulers.emplace_back([&, t] {
-                auto sink = host.template sink<scheduler_sink>(t);
+                auto sink = channels.template sink<scheduler_sink>(t);
                 dfx::scheduler_view<typename set::scheduler, clock_source, scheduler_sink> view{&sink};
-                auto core_a = host.template sink<aicore_sink>(t);
-                auto core_b = host.template sink<aicore_sink>(t + 2);
+                auto core_a = channels.template sink<aicore_sink>(t);
+                auto core_b = channels.template sink<aicore_sink>(t + 2);
                 dfx::aicore_view<typename set::aicore, clock_source, aicore_sink> worker_a{&core_a}, worker_b{&core_b};
                 for (std::uint32_t i = 0; i < tasks_per_core; ++i) {
                     for (auto [core, worker] : {std::pair{t, &worker_a}, std::pair{t + 2, &worker_b}}) {
@@ -175,11 +176,15 @@ TEST_CASE("level 4: + orchestrator phases") { check_level<4>(); }
 
 TEST_CASE("sinks carry only what their guards stamp") {
     using off = dfx::collectors<dfx::swimlane_level<1>>;
-    static_assert(std::is_empty_v<dfx::swimlane_scheduler_sink<off::scheduler, dfx::block<>>>);
-    static_assert(std::is_empty_v<dfx::swimlane_orchestrator_sink<off::orchestrator, dfx::block<>>>);
-    dfx::swimlane_host<> host(2, small_layout());
-    CHECK_THROWS_WITH_AS(host.channel<dfx::sched_phase_record>(0),
-                         "chip swimlane: no scheduler phase channel 0 at level 2", dfx::output_error);
-    CHECK_THROWS_WITH_AS(dfx::swimlane_host<>(5, small_layout()),
+    static_assert(std::is_empty_v<dfx::scheduler_sink<off::scheduler, dfx::block<>>>);
+    static_assert(std::is_empty_v<dfx::orchestrator_sink<off::orchestrator, dfx::block<>>>);
+    dfx::channel_registry channels;
+    dfx::swimlane_host<> host(2, small_layout(), channels);
+    CHECK(channels.count<dfx::aicpu_task_record>() == scheduler_threads);
+    CHECK(channels.count<dfx::sched_phase_record>() == 0);
+    CHECK_THROWS_WITH_AS(channels.get<dfx::sched_phase_record>(0),
+                         "no scheduler phase channel 0 was created (is that collector on, at that level?)",
+                         dfx::output_error);
+    CHECK_THROWS_WITH_AS(dfx::swimlane_host<>(5, small_layout(), channels),
                          "chip swimlane: collection level in [1, 4] expected, got 5", dfx::output_error);
 }

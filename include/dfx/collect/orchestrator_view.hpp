@@ -1,11 +1,17 @@
 // What the orchestrator stamps.
 //
-// Level 4, one record per submit_task() / alloc_tensors() (RAII):
+// Swimlane level 4, one record per submit_task() / alloc_tensors() (RAII):
 //   { auto submit = view.submitting(task_id); ...build and publish the task... }
+// dep_gen, per submit (collect/dep_gen_capture.hpp):
+//   view.capture_submit({.task_id = id, .kernel_ids = ..., .args = args, .explicit_deps = deps});
+// Scope stats, per scope boundary (collect/scope_stats_capture.hpp):
+//   view.scope_begin(sampler);  ...  view.scope_end(sampler);
 #pragma once
 
 #include <cstdint>
 
+#include "dfx/collect/dep_gen_capture.hpp"
+#include "dfx/collect/scope_stats_capture.hpp"
 #include "dfx/collect/sink.hpp"
 #include "dfx/policy/role_guards.hpp"
 #include "dfx/record/swimlane_records.hpp"
@@ -70,12 +76,28 @@ class orchestrator_view {
 public:
     using guards = Guards;
 
-    constexpr explicit orchestrator_view(Sink* sink) noexcept : phases_(sink) {}
+    constexpr explicit orchestrator_view(Sink* sink) noexcept : phases_(sink), deps_(sink), scopes_(sink) {}
 
     [[nodiscard]] auto submitting(std::uint64_t task_id) noexcept { return phases_.submitting(task_id); }
 
+    void capture_submit(const submit_capture& submit) noexcept { deps_.capture_submit(submit); }
+
+    void set_heap_capacity(int ring, std::uint64_t bytes) noexcept { scopes_.set_heap_capacity(ring, bytes); }
+    template <class Sampler>
+    void scope_begin(Sampler&& sample, const char* file = __builtin_FILE(), int line = __builtin_LINE()) noexcept {
+        scopes_.scope_begin(static_cast<Sampler&&>(sample), file, line);
+    }
+    template <class Sampler>
+    void scope_end(Sampler&& sample) noexcept {
+        scopes_.scope_end(static_cast<Sampler&&>(sample));
+    }
+    void heap_wrapped(heap_side side) noexcept { scopes_.heap_wrapped(side); }
+    void fatal() noexcept { scopes_.fatal(); }
+
 private:
     [[no_unique_address]] detail::orch_phases<Guards::phases, Clock, Sink> phases_;
+    [[no_unique_address]] detail::dep_gen_capture<Guards::dep_gen, Sink> deps_;
+    [[no_unique_address]] detail::scope_stats_capture<Guards::scope_stats, Sink> scopes_;
 };
 
 }  // namespace dfx

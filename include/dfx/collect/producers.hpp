@@ -8,6 +8,8 @@
 // has nothing to send.
 #pragma once
 
+#include <type_traits>
+
 #include "dfx/transport/producer.hpp"
 
 namespace dfx {
@@ -15,6 +17,7 @@ namespace dfx {
 template <class Overflow, class... Records>
 class producers : private producer<Records, Overflow>... {
 public:
+
     explicit producers(channel_ref<Records>... refs) noexcept : producer<Records, Overflow>(refs)... {}
 
     using producer<Records, Overflow>::push...;
@@ -28,5 +31,26 @@ class producers<Overflow> {
 public:
     void finish() noexcept {}
 };
+
+// `producers` of the kinds whose switch is on: when<On, Record>...
+template <bool On, class Record>
+struct when {};
+
+namespace detail {
+template <class Result, class... Picks>
+struct pick_producers;
+template <class Overflow, class... Kept>
+struct pick_producers<producers<Overflow, Kept...>> {
+    using type = producers<Overflow, Kept...>;
+};
+template <class Overflow, class... Kept, bool On, class Record, class... Rest>
+struct pick_producers<producers<Overflow, Kept...>, when<On, Record>, Rest...> {
+    using type = typename pick_producers<
+        std::conditional_t<On, producers<Overflow, Kept..., Record>, producers<Overflow, Kept...>>, Rest...>::type;
+};
+}  // namespace detail
+
+template <class Overflow, class... Picks>
+using producers_of = typename detail::pick_producers<producers<Overflow>, Picks...>::type;
 
 }  // namespace dfx

@@ -2,10 +2,11 @@
 // level needs (and no others), collects the records, accounts for them, and
 // writes chip_swimlane_records.json.
 //
-//   dfx::swimlane_host host(level, layout);
+//   dfx::channel_registry channels;
+//   dfx::swimlane_host host(level, layout, channels);
 //   host.start();
-//   // per thread, with the sink type its guards call for (collect/swimlane_sinks.hpp):
-//   auto sink = host.sink<dfx::swimlane_aicore_sink<G, dfx::block<>>>(core);
+//   // per thread, with the sink type its guards call for (collect/role_sinks.hpp):
+//   auto sink = channels.sink<dfx::aicore_sink<G, dfx::block<>>>(core);
 //   ...run; the sinks finish when their threads end...
 //   host.stop();
 //   dfx::write_accounting(stderr, "chip swimlane", host.report());
@@ -21,17 +22,12 @@
 #include <utility>
 #include <vector>
 
-#include "dfx/collect/producers.hpp"
+#include "dfx/output/channel_registry.hpp"
 #include "dfx/output/chip_swimlane_json.hpp"
 #include "dfx/output/output_error.hpp"
 #include "dfx/transport/transport_host.hpp"
 
 namespace dfx {
-
-struct channel_size {
-    std::uint32_t buffers;
-    std::uint32_t records_per_buffer;
-};
 
 struct swimlane_layout {
     std::vector<core_type> core_types;      // one entry per core
@@ -49,7 +45,7 @@ struct swimlane_layout {
 template <class MemoryOps = host_memory>
 class swimlane_host {
 public:
-    swimlane_host(int level, swimlane_layout layout, transport_options options = {})
+    swimlane_host(int level, swimlane_layout layout, channel_registry& channels, transport_options options = {})
         : level_(level), layout_(std::move(layout)), transport_(options) {
         if (level_ < 1 || level_ > 4)
             throw output_error("chip swimlane: collection level in [1, 4] expected, got " + std::to_string(level_));
@@ -67,49 +63,27 @@ public:
         aicpu_by_thread_.resize(layout_.scheduler_threads);
 
         for (std::uint32_t core = 0; core < cores; ++core)
-            aicore_.push_back(add<aicore_task_record>("chip swimlane aicore", core, layout_.aicore,
-                                                      capture_.aicore[core]));
+            channels.add(core, add<aicore_task_record>("chip swimlane aicore", core, layout_.aicore, capture_.aicore[core]));
         if (level_ >= 2)
             for (std::uint32_t t = 0; t < layout_.scheduler_threads; ++t)
-                aicpu_.push_back(add<aicpu_task_record>("chip swimlane aicpu", t, layout_.aicpu, aicpu_by_thread_[t]));
+                channels.add(t, add<aicpu_task_record>("chip swimlane aicpu", t, layout_.aicpu, aicpu_by_thread_[t]));
         if (level_ >= 3) {
             capture_.scheduler_phases.resize(layout_.scheduler_pools);
             capture_.core_to_thread.assign(cores, -1);
             for (std::uint32_t t = 0; t < layout_.scheduler_threads; ++t)
-                phases_.push_back(add<sched_phase_record>("chip swimlane scheduler phases", t, layout_.sched_phases,
-                                                          capture_.scheduler_phases[t]));
+                channels.add(t, add<sched_phase_record>("chip swimlane scheduler phases", t, layout_.sched_phases,
+                                                        capture_.scheduler_phases[t]));
         }
         if (level_ >= 4) {
             capture_.orchestrator_phases.resize(layout_.orchestrator_lanes);
             for (std::uint32_t lane = 0; lane < layout_.orchestrator_lanes; ++lane)
-                orch_.push_back(add<orch_phase_record>("chip swimlane orchestrator phases", lane, layout_.orch_phases,
-                                                       capture_.orchestrator_phases[lane]));
+                channels.add(lane, add<orch_phase_record>("chip swimlane orchestrator phases", lane,
+                                                          layout_.orch_phases, capture_.orchestrator_phases[lane]));
         }
     }
 
     int level() const noexcept { return level_; }
     std::size_t channel_count() const noexcept { return transport_.channel_count(); }
-
-    // The channel of one record kind: per core (AICore records), per
-    // scheduler thread (AICPU records, scheduler phases) or per lane
-    // (orchestrator phases). Asking for a kind this level does not capture is
-    // a wiring error, reported by name.
-    template <class Record>
-    channel_ref<Record> channel(std::uint32_t index) const {
-        const auto& refs = refs_of(static_cast<const Record*>(nullptr));
-        if (index >= refs.size())
-            throw output_error(std::string("chip swimlane: no ") + kind_name(static_cast<const Record*>(nullptr)) +
-                               " channel " + std::to_string(index) + " at level " + std::to_string(level_));
-        return refs[index];
-    }
-
-    // A thread's sink (a dfx::producers<...>), built from the channels of the
-    // record kinds it sends. Constructed in place by the caller:
-    //   auto sink = host.template sink<S>(index);
-    template <class Sink>
-    Sink sink(std::uint32_t index) const {
-        return make_sink(static_cast<Sink*>(nullptr), index);
-    }
 
     // Which scheduler thread owns each core (written at level >= 3).
     void set_core_to_thread(std::vector<int> map) {
@@ -153,29 +127,11 @@ private:
         return ref;
     }
 
-    template <class Overflow, class... Records>
-    producers<Overflow, Records...> make_sink(producers<Overflow, Records...>*, [[maybe_unused]] std::uint32_t index) const {
-        return producers<Overflow, Records...>{channel<Records>(index)...};
-    }
-
-    const std::vector<channel_ref<aicore_task_record>>& refs_of(const aicore_task_record*) const { return aicore_; }
-    const std::vector<channel_ref<aicpu_task_record>>& refs_of(const aicpu_task_record*) const { return aicpu_; }
-    const std::vector<channel_ref<sched_phase_record>>& refs_of(const sched_phase_record*) const { return phases_; }
-    const std::vector<channel_ref<orch_phase_record>>& refs_of(const orch_phase_record*) const { return orch_; }
-    static const char* kind_name(const aicore_task_record*) { return "AICore task"; }
-    static const char* kind_name(const aicpu_task_record*) { return "AICPU task"; }
-    static const char* kind_name(const sched_phase_record*) { return "scheduler phase"; }
-    static const char* kind_name(const orch_phase_record*) { return "orchestrator phase"; }
-
     int level_;
     swimlane_layout layout_;
     swimlane_capture capture_;
     std::vector<std::vector<aicpu_task_record>> aicpu_by_thread_;
     bool regrouped_ = false;
-    std::vector<channel_ref<aicore_task_record>> aicore_;
-    std::vector<channel_ref<aicpu_task_record>> aicpu_;
-    std::vector<channel_ref<sched_phase_record>> phases_;
-    std::vector<channel_ref<orch_phase_record>> orch_;
     transport_host<MemoryOps> transport_;  // last: destroyed first, its drain threads write into the vectors above
 };
 
