@@ -44,6 +44,7 @@ VARIANTS = {
     "plain": ["-DDFX_SAMPLE_PLAIN"],
     "off": [],  # dfx::collectors<>
     "sabotage": ["-DDFX_SAMPLE_SABOTAGE"],
+    "switches": ["-DDFX_SAMPLE_SWITCHES"],  # dep_gen + scope stats on
     **{f"level{n}": [f"-DDFX_SAMPLE_SWIMLANE={n}"] for n in range(1, 5)},
 }
 
@@ -209,6 +210,10 @@ def cmd_disasm(args, tmp: Path) -> int:
             differing.append(loop)
             print(f"{loop}: DIFFERENT")
             print(diff(plain[loop], other[loop], f"{loop} (plain)", f"{loop} ({args.variant})"))
+    if args.variant == "switches" and differing != ["dfx_zc_orchestrator_loop"]:
+        # dep_gen and scope stats stamp in the orchestrator only: anything else changing is a leak.
+        print(f"FAIL: with dep_gen and scope stats on, exactly the orchestrator loop must change; changed: {differing}")
+        return FAIL
     return verdict(differing, args.expect_difference, f"disassembly ({args.cxx})")
 
 
@@ -289,7 +294,7 @@ def main() -> int:
     parser.add_argument("command", choices=("disasm", "guards", "callgrind"))
     parser.add_argument("--cxx", required=True, help="C++ compiler to use (g++, clang++ or a path)")
     parser.add_argument("--include-dir", default=str(HERE.parent.parent / "include"))
-    parser.add_argument("--variant", choices=("off", "sabotage"), default="off",
+    parser.add_argument("--variant", choices=("off", "sabotage", "switches"), default="off",
                         help="what to compare with the plain twin (disasm, callgrind)")
     parser.add_argument("--expect-difference", action="store_true",
                         help="pass only if the comparison finds a difference (use with --variant sabotage)")

@@ -5,6 +5,8 @@
 //                               in the preprocessor, no dfx header is included
 //   (no macro)                  instrumented, dfx::collectors<> (everything off)
 //   -DDFX_SAMPLE_SWIMLANE=N     instrumented, dfx::collectors<dfx::swimlane_level<N>>
+//   -DDFX_SAMPLE_SWITCHES       instrumented, dep_gen and scope stats on (the
+//                               orchestrator loop must then differ from plain)
 //   -DDFX_SAMPLE_SABOTAGE       instrumented, everything off, plus one extra
 //                               volatile store in the worker loop: a deliberate
 //                               difference the checker must detect
@@ -25,6 +27,7 @@
 
 #else
 
+#include <span>
 #include <type_traits>
 
 #include "dfx/collect/collector_set.hpp"
@@ -36,6 +39,9 @@
 
 #if defined(DFX_SAMPLE_SWIMLANE)
 using sample_collectors = dfx::collectors<dfx::swimlane_level<DFX_SAMPLE_SWIMLANE>>;
+#elif defined(DFX_SAMPLE_SWITCHES)
+using sample_collectors = dfx::collectors<dfx::swimlane_level<0>, dfx::dump_level<0>, dfx::pmu_event<0>,
+                                          dfx::dep_gen<true>, dfx::scope_stats<true>>;
 #else
 using sample_collectors = dfx::collectors<>;  // everything off
 #endif
@@ -108,6 +114,9 @@ extern "C" void dfx_zc_scheduler_loop(const dfx_zc_task* tasks, std::uint32_t n_
 extern "C" void dfx_zc_orchestrator_loop(std::uint64_t first_id, std::uint32_t n_tasks,
                                          dfx_zc_descriptor* out) {
     STAMP(auto view = the_collectors.orchestrator();)
+    // The scope's sampler is only called when scope stats is on.
+    STAMP(const auto sample = [&] { return dfx::scope_sample{0, static_cast<std::int32_t>(n_tasks), 0, 0, 1, 1, 0}; };)
+    STAMP(view.scope_begin(sample, "sample_loops.cpp", 1);)
     for (std::uint32_t i = 0; i < n_tasks; ++i) {
         const std::uint64_t id = first_id + i;
         STAMP(auto submit = view.submitting(id);)
@@ -118,5 +127,9 @@ extern "C" void dfx_zc_orchestrator_loop(std::uint64_t first_id, std::uint32_t n
         desc.args[2] = id ^ first_id;
         desc.kind = i % 3;
         desc.fanin = i == 0 ? 0 : 1;
+        STAMP(const std::uint64_t deps[1] = {id - 1};)
+        STAMP(view.capture_submit({.task_id = id, .kernel_ids = {-1, static_cast<std::int32_t>(desc.kind), -1},
+                                   .explicit_deps = std::span<const std::uint64_t>(deps, desc.fanin)});)
     }
+    STAMP(view.scope_end(sample);)
 }

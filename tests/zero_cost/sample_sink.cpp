@@ -19,6 +19,8 @@ dfx_zc_ring<dfx::aicore_task_record> dfx_zc_aicore_ring;
 dfx_zc_ring<dfx::aicpu_task_record> dfx_zc_aicpu_ring;
 dfx_zc_ring<dfx::sched_phase_record> dfx_zc_sched_ring;
 dfx_zc_ring<dfx::orch_phase_record> dfx_zc_orch_ring;
+dfx_zc_ring<dfx::dep_gen_record> dfx_zc_dep_gen_ring;
+dfx_zc_ring<dfx::scope_stats_record> dfx_zc_scope_ring;
 
 dfx_zc_sink dfx_zc_the_sink;
 volatile std::uint32_t dfx_zc_sabotage_cell;
@@ -27,8 +29,10 @@ void dfx_zc_sink::push(const dfx::aicore_task_record& record) noexcept { dfx_zc_
 void dfx_zc_sink::push(const dfx::aicpu_task_record& record) noexcept { dfx_zc_aicpu_ring.put(record); }
 void dfx_zc_sink::push(const dfx::sched_phase_record& record) noexcept { dfx_zc_sched_ring.put(record); }
 void dfx_zc_sink::push(const dfx::orch_phase_record& record) noexcept { dfx_zc_orch_ring.put(record); }
+void dfx_zc_sink::push(const dfx::dep_gen_record& record) noexcept { dfx_zc_dep_gen_ring.put(record); }
+void dfx_zc_sink::push(const dfx::scope_stats_record& record) noexcept { dfx_zc_scope_ring.put(record); }
 
 extern "C" std::uint64_t dfx_zc_records_pushed() noexcept {
     return dfx_zc_aicore_ring.count + dfx_zc_aicpu_ring.count + dfx_zc_sched_ring.count +
-           dfx_zc_orch_ring.count;
+           dfx_zc_orch_ring.count + dfx_zc_dep_gen_ring.count + dfx_zc_scope_ring.count;
 }

@@ -4,6 +4,8 @@
 // that hands its record over; a disabled stamp has nothing left to keep.
 #pragma once
 
+#include "dfx/record/dep_gen_records.hpp"
+#include "dfx/record/scope_stats_records.hpp"
 #include "dfx/record/swimlane_records.hpp"
 
 struct dfx_zc_sink {
@@ -11,6 +13,8 @@ struct dfx_zc_sink {
     void push(const dfx::aicpu_task_record& record) noexcept;
     void push(const dfx::sched_phase_record& record) noexcept;
     void push(const dfx::orch_phase_record& record) noexcept;
+    void push(const dfx::dep_gen_record& record) noexcept;
+    void push(const dfx::scope_stats_record& record) noexcept;
 };
 
 extern dfx_zc_sink dfx_zc_the_sink;
