@@ -17,11 +17,12 @@ int main(int argc, char** argv) {
     dfx::cli::add_critical_path(app);
     dfx::cli::add_dump(app);
     dfx::cli::add_pmu(app);
+    dfx::cli::add_scope_stats(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         return app.exit(e);
-    } catch (const std::exception& e) {
+    } catch (const std::exception& e) {  // input_error and output_error carry the file and the problem
         std::fprintf(stderr, "dfx: error: %s\n", e.what());
         return 1;
     }

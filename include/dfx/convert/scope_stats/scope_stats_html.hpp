@@ -1,0 +1,295 @@
+// The scope stats report: one self-contained HTML page (inline CSS and SVG,
+// no script, no external resource) with a panel per resource per ring and a
+// global tensormap panel, each plotting the per-scope metrics against the
+// ring's capacity, and a table of the peaks.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "dfx/convert/scope_stats/scope_pairs.hpp"
+
+namespace dfx::convert {
+
+namespace detail {
+
+inline std::string html_escape(const std::string& text) {
+    std::string out;
+    out.reserve(text.size());
+    for (char c : text) {
+        switch (c) {
+            case '&': out += "&amp;"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '"': out += "&quot;"; break;
+            default: out += c;
+        }
+    }
+    return out;
+}
+
+inline std::string printf_string(const char* format, double value) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, format, value);
+    return buffer;
+}
+
+struct unit {
+    const char* name;
+    double divisor;
+};
+inline constexpr unit resource_units[ring_resources] = {{"slots", 1}, {"MiB", 1048576.0}, {"entries", 1}};
+
+inline std::string format_value(double v, const unit& u) {
+    const double x = v / u.divisor;
+    if (u.divisor == 1) return printf_string("%.0f", x);
+    return printf_string(std::fabs(x) >= 100 ? "%.0f" : std::fabs(x) >= 10 ? "%.1f" : "%.2f", x);
+}
+
+inline std::string use_text(double peak, double capacity) {
+    return capacity > 0 ? printf_string("%.2f%%", 100.0 * peak / capacity) : "n/a";
+}
+
+inline const char* risk_class(double peak, double capacity) {
+    if (capacity <= 0) return "muted";
+    const double use = peak / capacity;
+    return use >= 0.8 ? "danger" : use >= 0.5 ? "warn" : "ok";
+}
+
+// A 1-2-2.5-5 step that gives about `ticks` ticks up to `max`.
+inline double nice_step(double max, int ticks) {
+    const double raw = max / ticks;
+    const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+    for (double m : {1.0, 2.0, 2.5, 5.0, 7.5, 10.0})
+        if (m * magnitude >= raw) return m * magnitude;
+    return 10 * magnitude;
+}
+
+struct series {
+    const char* label;
+    const char* color;
+    std::vector<double> values;
+};
+
+// One line chart over scope index; the capacity is drawn dashed when it is
+// within reach of the data (a capacity far above the data would flatten it).
+inline std::string line_chart(const std::vector<series>& lines, const std::vector<std::string>& sites, double capacity,
+                              const unit& u) {
+    constexpr double width = 900, height = 300, left = 74, right = 24, top = 28, bottom = 48;
+    double peak = 0;
+    std::size_t n = 0;
+    for (const auto& s : lines) {
+        n = std::max(n, s.values.size());
+        for (double v : s.values) peak = std::max(peak, v);
+    }
+    double y_max = peak > 0 ? peak * 1.1 : 1.0;
+    const bool show_capacity = capacity > 0 && capacity <= peak * 3;
+    if (show_capacity) y_max = std::max(y_max, capacity * 1.05);
+    const double plot_w = width - left - right, plot_h = height - top - bottom;
+    const auto x_of = [&](std::size_t i) { return left + (n > 1 ? plot_w * static_cast<double>(i) / static_cast<double>(n - 1) : plot_w / 2); };
+    const auto y_of = [&](double v) { return top + plot_h * (1 - v / y_max); };
+
+    std::string svg = "<svg class=\"chart\" viewBox=\"0 0 900 300\" role=\"img\">";
+    const double step = nice_step(y_max, 6) / (u.divisor == 1 ? 1 : 1);
+    const double y_step = u.divisor == 1 ? std::max(1.0, std::round(step)) : step;
+    for (double t = 0; t <= y_max + 1e-9; t += y_step) {
+        svg += "<line class=\"grid\" x1=\"" + printf_string("%.1f", left) + "\" x2=\"" + printf_string("%.1f", width - right) +
+               "\" y1=\"" + printf_string("%.1f", y_of(t)) + "\" y2=\"" + printf_string("%.1f", y_of(t)) + "\"/>";
+        svg += "<text class=\"tick\" x=\"" + printf_string("%.1f", left - 8) + "\" y=\"" + printf_string("%.1f", y_of(t) + 4) +
+               "\" text-anchor=\"end\">" + format_value(t, u) + "</text>";
+    }
+    const double x_step = n > 1 ? std::max(1.0, std::round(nice_step(static_cast<double>(n - 1), 8))) : 1;
+    for (double i = 0; i < static_cast<double>(n); i += x_step)
+        svg += "<text class=\"tick\" x=\"" + printf_string("%.1f", x_of(static_cast<std::size_t>(i))) + "\" y=\"" +
+               printf_string("%.1f", height - bottom + 18) + "\" text-anchor=\"middle\">" + printf_string("%.0f", i) + "</text>";
+    svg += "<text class=\"axis\" x=\"" + printf_string("%.1f", left + plot_w / 2) + "\" y=\"" + printf_string("%.1f", height - 8) +
+           "\" text-anchor=\"middle\">scope index</text>";
+    if (show_capacity)
+        svg += "<line class=\"capacity\" x1=\"" + printf_string("%.1f", left) + "\" x2=\"" + printf_string("%.1f", width - right) +
+               "\" y1=\"" + printf_string("%.1f", y_of(capacity)) + "\" y2=\"" + printf_string("%.1f", y_of(capacity)) +
+               "\"><title>capacity " + format_value(capacity, u) + " " + u.name + "</title></line>";
+    for (const auto& s : lines) {
+        std::string points;
+        for (std::size_t i = 0; i < s.values.size(); ++i)
+            points += printf_string("%.1f,", x_of(i)) + printf_string("%.1f ", y_of(s.values[i]));
+        svg += std::string("<polyline fill=\"none\" stroke=\"") + s.color + "\" stroke-width=\"2\" points=\"" + points + "\"/>";
+        std::size_t peak_at = 0;
+        for (std::size_t i = 0; i < s.values.size(); ++i) {
+            if (s.values[i] > s.values[peak_at]) peak_at = i;
+            svg += std::string("<circle r=\"3\" fill=\"") + s.color + "\" cx=\"" + printf_string("%.1f", x_of(i)) + "\" cy=\"" +
+                   printf_string("%.1f", y_of(s.values[i])) + "\"><title>" + s.label + ": scope #" + std::to_string(i) +
+                   ", y=" + format_value(s.values[i], u) + ", site=" + html_escape(sites[i]) + "</title></circle>";
+        }
+        if (!s.values.empty())
+            svg += std::string("<circle class=\"peak\" r=\"6\" stroke=\"") + s.color + "\" cx=\"" + printf_string("%.1f", x_of(peak_at)) +
+                   "\" cy=\"" + printf_string("%.1f", y_of(s.values[peak_at])) + "\"/>";
+    }
+    return svg + "</svg>";
+}
+
+struct peak_row {
+    std::string resource;
+    std::string ring;  // "ring_depth N" or "global"
+    std::string metric;
+    double peak = 0;
+    double capacity = 0;
+    unit u{"", 1};
+    std::string site;
+    std::size_t index = 0;
+};
+
+inline peak_row find_peak(const std::string& resource, const std::string& ring, const std::string& metric,
+                          const std::vector<double>& values, const std::vector<std::string>& sites, double capacity,
+                          const unit& u) {
+    peak_row row{resource, ring, metric, 0, capacity, u, "", 0};
+    for (std::size_t i = 0; i < values.size(); ++i)
+        if (i == 0 || values[i] > row.peak) {
+            row.peak = values[i];
+            row.site = sites[i];
+            row.index = i;
+        }
+    return row;
+}
+
+inline std::string peak_aside(const peak_row& p) {
+    return "<aside><h4>Max use</h4><dl><dt>metric</dt><dd>" + p.metric + "</dd><dt>peak</dt><dd>" +
+           format_value(p.peak, p.u) + " " + p.u.name + "</dd><dt>capacity</dt><dd>" +
+           (p.capacity > 0 ? format_value(p.capacity, p.u) + " " + p.u.name : std::string("n/a")) +
+           "</dd><dt>use</dt><dd><span class=\"pill " + risk_class(p.peak, p.capacity) + "\">" +
+           use_text(p.peak, p.capacity) + "</span></dd><dt>peak scope</dt><dd>#" + std::to_string(p.index) +
+           "</dd><dt>site</dt><dd>" + html_escape(p.site) + "</dd></dl></aside>";
+}
+
+inline constexpr const char* report_css = R"(
+body{font:14px/1.45 system-ui,sans-serif;margin:0;background:#f8fafc;color:#0f172a}
+main{max-width:1200px;margin:0 auto;padding:24px}
+.eyebrow{text-transform:uppercase;letter-spacing:.08em;color:#64748b;font-size:12px;margin:0}
+h1{margin:4px 0 8px;font-size:24px}
+.chips span{display:inline-block;border-radius:999px;padding:2px 10px;margin:2px 6px 2px 0;background:#e2e8f0}
+.ok{background:#dcfce7!important;color:#166534}.warn{background:#fef3c7!important;color:#92400e}
+.danger{background:#fee2e2!important;color:#991b1b}.muted{background:#f1f5f9!important;color:#64748b}
+table{border-collapse:collapse;width:100%;background:#fff}th,td{border-bottom:1px solid #e2e8f0;padding:6px 8px;text-align:left}
+details{background:#fff;border:1px solid #e2e8f0;border-radius:8px;margin:12px 0;padding:8px 12px}
+summary{cursor:pointer;font-weight:600}
+.panel{display:grid;grid-template-columns:1fr 260px;gap:16px;align-items:start}
+.chart{width:100%;height:auto;background:#fff}.grid{stroke:#e2e8f0}.tick,.axis{font-size:12px;fill:#64748b}
+.capacity{stroke:#0f172a;stroke-dasharray:6 4}.peak{fill:none;stroke-width:2}
+.pill{border-radius:999px;padding:1px 8px}.legend span{margin-right:12px}
+dl{display:grid;grid-template-columns:auto 1fr;gap:2px 10px;margin:0}dt{color:#64748b}
+)";
+
+}  // namespace detail
+
+// Writes the report for `file` (named `title` in the page) as one HTML string.
+inline std::string render_scope_stats_html(const scope_stats_file& file, const std::string& title) {
+    using namespace detail;
+    const scope_pairing pairs = pair_scopes(file.records);
+    const auto& meta = file.meta;
+    const std::array<const std::array<double, scope_rings>*, ring_resources> capacities = {
+        &meta.task_window_max, &meta.heap_max, &meta.dep_pool_max};
+
+    std::string dominant = "none";
+    std::size_t dominant_count = 0;
+    for (const auto& [site, count] : pairs.end_sites)
+        if (count > dominant_count) {
+            dominant = site;
+            dominant_count = count;
+        }
+    int rings_used = 0;
+    for (const auto& ring : pairs.by_ring) rings_used += !ring.empty();
+
+    std::string html = "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>scope_stats: " +
+                       html_escape(title) + "</title><style>" + report_css + "</style></head><body><main>";
+    html += "<p class=\"eyebrow\">scope_stats report</p><h1>" + html_escape(title) + "</h1>";
+    html += "<p>Dominant scope site: <b>" + html_escape(dominant) + "</b> (" + std::to_string(dominant_count) +
+            " paired scopes)</p><p class=\"chips\">";
+    if (meta.fatal)
+        html += "<span class=\"danger\">Fatal</span>";
+    else if (meta.dropped > 0)
+        html += "<span class=\"warn\">Dropped records: " + std::to_string(meta.dropped) + "</span>";
+    else
+        html += "<span class=\"ok\">Healthy: no fatal, no dropped</span>";
+    html += "<span>" + std::to_string(meta.total) + " records</span><span>" + std::to_string(pairs.pair_count()) +
+            " total paired scopes</span><span>" + std::to_string(rings_used) + " ring_depths</span>";
+    if (pairs.unmatched_ends > 0 || pairs.unpaired_begins > 0)
+        html += "<span class=\"warn\">" + std::to_string(pairs.unmatched_ends) + " unmatched ends, " +
+                std::to_string(pairs.unpaired_begins) + " unpaired begins</span>";
+    html += "</p>";
+    html += "<p>High water = end.X_end &minus; begin.X_start (an upper bound: backlog at entry plus everything "
+            "allocated in the scope); live at exit = end.X_end &minus; end.X_start; alloc per scope = end.X_end "
+            "&minus; begin.X_end. The x axis is scope order (end records), not time.</p>";
+
+    std::vector<peak_row> peaks;
+    std::string sections;
+    for (int k = 0; k < ring_resources; ++k) {
+        const auto ks = static_cast<std::size_t>(k);
+        std::string section;
+        for (int ring = 0; ring < scope_rings; ++ring) {
+            std::vector<double> high, live, alloc;
+            std::vector<std::string> sites;
+            for (const auto& p : pairs.by_ring[static_cast<std::size_t>(ring)]) {
+                if (!p.present[ks]) continue;
+                high.push_back(p.high_water[ks]);
+                live.push_back(p.live[ks]);
+                alloc.push_back(p.alloc[ks]);
+                sites.push_back(p.site);
+            }
+            if (high.empty()) continue;
+            const double capacity = (*capacities[ks])[static_cast<std::size_t>(ring)];
+            const unit& u = resource_units[ks];
+            const std::string ring_label = "ring_depth " + std::to_string(ring);
+            const peak_row peak = find_peak(ring_resource_name[k], ring_label, "scope_high_water", high, sites, capacity, u);
+            peaks.push_back(peak);
+            section += std::string("<details") + (high.size() > 1 ? " open" : "") + "><summary>" +
+                       ring_resource_name[k] + " &middot; " + ring_label + " &middot; " + std::to_string(high.size()) +
+                       " scopes &middot; peak " + format_value(peak.peak, u) + " " + u.name + " (" +
+                       use_text(peak.peak, capacity) + " of capacity)</summary><div class=\"panel\"><div>";
+            section += "<p class=\"legend\"><span style=\"color:#dc2626\">&#9679; High water</span><span "
+                       "style=\"color:#059669\">&#9679; Live at exit</span><span>- - capacity</span></p>";
+            section += line_chart({{"High water", "#dc2626", high}, {"Live at exit", "#059669", live}}, sites, capacity, u);
+            section += "<p class=\"legend\"><span style=\"color:#2563eb\">&#9679; Alloc per scope</span></p>";
+            section += line_chart({{"Alloc per scope", "#2563eb", alloc}}, sites, 0, u);
+            section += "</div>" + peak_aside(peak) + "</div></details>";
+        }
+        if (!section.empty())
+            sections += std::string("<h2>") + ring_resource_name[k] + "</h2>" + section;
+    }
+    {
+        std::vector<double> live;
+        std::vector<std::string> sites;
+        for (const scope_pair* p : pairs.tensormap)
+            if (p->has_tensormap) {
+                live.push_back(p->tensormap);
+                sites.push_back(p->site);
+            }
+        if (!live.empty()) {
+            const unit u{"entries", 1};
+            const peak_row peak = find_peak("tensormap", "global", "real_occupancy", live, sites, meta.tensormap_max, u);
+            peaks.push_back(peak);
+            sections += "<h2>tensormap</h2><details" + std::string(live.size() > 1 ? " open" : "") +
+                        "><summary>tensormap &middot; global &middot; peak " + format_value(peak.peak, u) +
+                        " entries (" + use_text(peak.peak, meta.tensormap_max) +
+                        " of capacity)</summary><div class=\"panel\"><div><p class=\"legend\"><span "
+                        "style=\"color:#7c3aed\">&#9679; Live entries</span></p>" +
+                        line_chart({{"Live entries", "#7c3aed", live}}, sites, meta.tensormap_max, u) + "</div>" +
+                        peak_aside(peak) + "</div></details>";
+        }
+    }
+
+    html += "<h2>Top peaks</h2><table><thead><tr><th>Resource</th><th>ring_depth</th><th>Metric</th><th>Peak</th>"
+            "<th>Capacity</th><th>Use</th><th>Site</th><th>Scope index</th></tr></thead><tbody>";
+    for (const auto& p : peaks)
+        html += "<tr><td>" + p.resource + "</td><td>" + p.ring + "</td><td>" + p.metric + "</td><td>" +
+                format_value(p.peak, p.u) + " " + p.u.name + "</td><td>" +
+                (p.capacity > 0 ? format_value(p.capacity, p.u) + " " + p.u.name : std::string("n/a")) +
+                "</td><td><span class=\"pill " + risk_class(p.peak, p.capacity) + "\">" + use_text(p.peak, p.capacity) +
+                "</span></td><td>" + html_escape(p.site) + "</td><td>#" + std::to_string(p.index) + "</td></tr>";
+    html += "</tbody></table>" + sections + "</main></body></html>\n";
+    return html;
+}
+
+}  // namespace dfx::convert

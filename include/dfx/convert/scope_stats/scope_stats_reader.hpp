@@ -1,0 +1,171 @@
+// Reads scope_stats.jsonl (schema 6, also 5): the metadata line and the
+// boundary records, one per line. Streams line by line, so memory is the
+// records kept, never the whole file twice.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <simdjson.h>
+
+#include "dfx/convert/common/input_error.hpp"
+
+namespace dfx::convert {
+
+inline constexpr int scope_rings = 4;
+
+struct scope_stats_metadata {
+    int version = 0;
+    bool fatal = false;
+    std::uint64_t dropped = 0;
+    std::uint64_t total = 0;
+    std::array<double, scope_rings> task_window_max{};
+    std::array<double, scope_rings> heap_max{};
+    std::array<double, scope_rings> dep_pool_max{};
+    double tensormap_max = 0;
+};
+
+// The three ring resources, in report order; tensormap is global.
+enum class ring_resource { task_window = 0, heap = 1, dep_pool = 2 };
+inline constexpr int ring_resources = 3;
+inline constexpr const char* ring_resource_name[ring_resources] = {"task_window", "heap", "dep_pool"};
+
+struct scope_boundary {
+    std::string site;
+    bool begin = true;
+    int depth = 0;
+    int ring = 0;
+    std::array<double, ring_resources> start{};  // *_start values
+    std::array<double, ring_resources> end{};    // *_end values
+    std::array<bool, ring_resources> present{};  // the record carried that resource
+    double tensormap = 0;
+    bool has_tensormap = false;
+};
+
+struct scope_stats_file {
+    scope_stats_metadata meta;
+    std::vector<scope_boundary> records;
+};
+
+namespace detail {
+
+inline double number_at(simdjson::ondemand::value v, const std::string& where) {
+    double d = 0;
+    std::int64_t i = 0;
+    std::uint64_t u = 0;
+    if (v.get_int64().get(i) == simdjson::SUCCESS) return static_cast<double>(i);
+    if (v.get_uint64().get(u) == simdjson::SUCCESS) return static_cast<double>(u);
+    if (v.get_double().get(d) == simdjson::SUCCESS) return d;
+    throw input_error(where + ": expected a number");
+}
+
+}  // namespace detail
+
+inline scope_stats_file read_scope_stats(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw input_error(path + ": cannot open");
+    scope_stats_file out;
+    simdjson::ondemand::parser parser;
+    std::string line;
+    std::size_t line_no = 0;
+    bool seen_metadata = false;
+    while (std::getline(in, line)) {
+        ++line_no;
+        const std::string where = path + ":" + std::to_string(line_no);
+        if (line.find_first_not_of(" \t\r") == std::string::npos) {
+            if (line_no == 1) seen_metadata = true;  // an empty metadata line is allowed
+            continue;
+        }
+        simdjson::padded_string padded(line);
+        simdjson::ondemand::document doc;
+        simdjson::ondemand::object object;
+        if (parser.iterate(padded).get(doc) != simdjson::SUCCESS || doc.get_object().get(object) != simdjson::SUCCESS)
+            throw input_error(where + ": not a JSON object");
+        try {
+            if (!seen_metadata) {
+                seen_metadata = true;
+                auto& m = out.meta;
+                for (auto field : object) {
+                    std::string_view key;
+                    if (field.unescaped_key().get(key)) throw input_error(where + ": bad key");
+                    const std::string at = where + ": \"" + std::string(key) + "\"";
+                    simdjson::ondemand::value value;
+                    if (field.value().get(value)) throw input_error(at + ": bad value");
+                    auto four = [&](std::array<double, scope_rings>& into) {
+                        simdjson::ondemand::array a;
+                        if (value.get_array().get(a)) throw input_error(at + ": expected an array of 4 numbers");
+                        std::size_t i = 0;
+                        for (auto v : a) {
+                            if (i >= scope_rings) throw input_error(at + ": more than 4 entries");
+                            simdjson::ondemand::value item;
+                            if (v.get(item)) throw input_error(at + ": bad entry");
+                            into[i++] = detail::number_at(item, at);
+                        }
+                    };
+                    if (key == "version") m.version = static_cast<int>(detail::number_at(value, at));
+                    else if (key == "fatal") { bool b = false; if (value.get_bool().get(b)) throw input_error(at + ": expected true or false"); m.fatal = b; }
+                    else if (key == "dropped") m.dropped = static_cast<std::uint64_t>(detail::number_at(value, at));
+                    else if (key == "total") m.total = static_cast<std::uint64_t>(detail::number_at(value, at));
+                    else if (key == "task_window_max") four(m.task_window_max);
+                    else if (key == "heap_max") four(m.heap_max);
+                    else if (key == "dep_pool_max") four(m.dep_pool_max);
+                    else if (key == "tensormap_max") m.tensormap_max = detail::number_at(value, at);
+                }
+                continue;
+            }
+            scope_boundary b;
+            bool has_site = false, has_phase = false, has_ring = false;
+            for (auto field : object) {
+                std::string_view key;
+                if (field.unescaped_key().get(key)) throw input_error(where + ": bad key");
+                const std::string at = where + ": \"" + std::string(key) + "\"";
+                simdjson::ondemand::value value;
+                if (field.value().get(value)) throw input_error(at + ": bad value");
+                if (key == "site") {
+                    std::string_view s;
+                    if (value.get_string().get(s)) throw input_error(at + ": expected a string");
+                    b.site = std::string(s);
+                    has_site = true;
+                } else if (key == "phase") {
+                    std::string_view s;
+                    if (value.get_string().get(s) || (s != "begin" && s != "end"))
+                        throw input_error(at + ": expected \"begin\" or \"end\"");
+                    b.begin = s == "begin";
+                    has_phase = true;
+                } else if (key == "depth") {
+                    b.depth = static_cast<int>(detail::number_at(value, at));
+                } else if (key == "ring") {
+                    b.ring = static_cast<int>(detail::number_at(value, at));
+                    if (b.ring < 0 || b.ring >= scope_rings) throw input_error(at + ": ring in [0, 3] expected");
+                    has_ring = true;
+                } else if (key == "tensormap") {
+                    b.tensormap = detail::number_at(value, at);
+                    b.has_tensormap = true;
+                } else {
+                    for (int r = 0; r < ring_resources; ++r) {
+                        const std::string base = ring_resource_name[r];
+                        if (key == base + "_start") {
+                            b.start[static_cast<std::size_t>(r)] = detail::number_at(value, at);
+                            b.present[static_cast<std::size_t>(r)] = true;
+                        } else if (key == base + "_end") {
+                            b.end[static_cast<std::size_t>(r)] = detail::number_at(value, at);
+                        }
+                    }
+                }
+            }
+            if (!has_site || !has_phase || !has_ring)
+                throw input_error(where + ": a scope record needs \"site\", \"phase\" and \"ring\"");
+            out.records.push_back(std::move(b));
+        } catch (const simdjson::simdjson_error& e) {
+            throw input_error(where + ": " + e.what());
+        }
+    }
+    if (in.bad()) throw input_error(path + ": read error");
+    return out;
+}
+
+}  // namespace dfx::convert

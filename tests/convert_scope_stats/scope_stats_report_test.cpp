@@ -1,0 +1,116 @@
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "dfx/convert/scope_stats/scope_stats_html.hpp"
+
+namespace {
+
+// The spec's example (scope-stats-and-framework.md 1.6), copied by hand.
+constexpr const char* spec_example =
+    R"({"version": 6, "fatal": false, "dropped": 0, "total": 6, "task_window_max": [16384, 16384, 16384, 16384], "heap_max": [268435456, 268435456, 268435456, 268435456], "dep_pool_max": [16384, 16384, 16384, 16384], "tensormap_max": 65536}
+{"site": "(unknown):0", "phase": "begin", "depth": 0, "ring": 0, "task_window_start": 0, "task_window_end": 0, "heap_start": 0, "heap_end": 0, "dep_pool_start": 1, "dep_pool_end": 1, "tensormap": 0}
+{"site": "my_orch.cpp:40", "phase": "begin", "depth": 1, "ring": 1, "task_window_start": 0, "task_window_end": 0, "heap_start": 0, "heap_end": 0, "dep_pool_start": 1, "dep_pool_end": 1, "tensormap": 0}
+{"site": "my_orch.cpp:44", "phase": "begin", "depth": 2, "ring": 2, "task_window_start": 0, "task_window_end": 0, "heap_start": 0, "heap_end": 0, "dep_pool_start": 1, "dep_pool_end": 1, "tensormap": 3}
+{"site": "my_orch.cpp:44", "phase": "end", "depth": 2, "ring": 2, "task_window_start": 0, "task_window_end": 2, "heap_start": 0, "heap_end": 8192, "dep_pool_start": 1, "dep_pool_end": 3, "tensormap": 5}
+{"site": "my_orch.cpp:40", "phase": "end", "depth": 1, "ring": 1, "task_window_start": 1, "task_window_end": 3, "heap_start": 4096, "heap_end": 12288, "dep_pool_start": 1, "dep_pool_end": 3, "tensormap": 5}
+{"site": "(unknown):0", "phase": "end", "depth": 0, "ring": 0, "task_window_start": 0, "task_window_end": 0, "heap_start": 0, "heap_end": 0, "dep_pool_start": 1, "dep_pool_end": 1, "tensormap": 5}
+)";
+
+std::string write_temp(const std::string& name, const std::string& text) {
+    const auto path = std::filesystem::temp_directory_path() / name;
+    std::ofstream(path, std::ios::binary) << text;
+    return path.string();
+}
+
+std::string error_of(const std::string& text) {
+    const std::string path = write_temp("dfx_bad_scope_stats.jsonl", text);
+    try {
+        (void)dfx::convert::read_scope_stats(path);
+    } catch (const dfx::convert::input_error& e) {
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("pairs and metrics: the spec's derived values for ring 1") {
+    const auto file = dfx::convert::read_scope_stats(write_temp("dfx_spec_scope_stats.jsonl", spec_example));
+    CHECK(file.meta.version == 6);
+    CHECK(file.meta.total == 6);
+    CHECK(file.meta.heap_max[1] == 268435456);
+    REQUIRE(file.records.size() == 6);
+
+    const auto pairs = dfx::convert::pair_scopes(file.records);
+    CHECK(pairs.pair_count() == 3);
+    CHECK(pairs.unmatched_ends == 0);
+    CHECK(pairs.unpaired_begins == 0);
+    REQUIRE(pairs.by_ring[1].size() == 1);
+    const auto& ring1 = pairs.by_ring[1][0];
+    // "task_window: high water 3, live at exit 2, alloc 3; heap: high water 12,288 B, live 8,192 B, alloc 12,288 B"
+    CHECK(ring1.high_water[0] == 3);
+    CHECK(ring1.live[0] == 2);
+    CHECK(ring1.alloc[0] == 3);
+    CHECK(ring1.high_water[1] == 12288);
+    CHECK(ring1.live[1] == 8192);
+    CHECK(ring1.alloc[1] == 12288);
+    // tensormap: pairs from every ring in end-record order (ring 2's end comes first)
+    REQUIRE(pairs.tensormap.size() == 3);
+    CHECK(pairs.tensormap[0]->ring == 2);
+    CHECK(pairs.tensormap[2]->ring == 0);
+    CHECK(pairs.tensormap[2]->tensormap == 5);
+}
+
+TEST_CASE("the report is self-contained and shows each ring's panel and the peaks") {
+    const auto file = dfx::convert::read_scope_stats(write_temp("dfx_spec_scope_stats.jsonl", spec_example));
+    const std::string html = dfx::convert::render_scope_stats_html(file, "scope_stats.jsonl");
+    CHECK(html.rfind("<!DOCTYPE html>", 0) == 0);
+    CHECK(html.find("<script") == std::string::npos);
+    CHECK(html.find("http") == std::string::npos);  // nothing fetched from anywhere
+    CHECK(html.find("Healthy: no fatal, no dropped") != std::string::npos);
+    CHECK(html.find("3 total paired scopes") != std::string::npos);
+    CHECK(html.find("task_window &middot; ring_depth 1 &middot; 1 scopes &middot; peak 3 slots (0.02% of capacity)") !=
+          std::string::npos);
+    CHECK(html.find("tensormap &middot; global &middot; peak 5 entries") != std::string::npos);
+    CHECK(html.find("<svg class=\"chart\"") != std::string::npos);
+    CHECK(html.find("<td>heap</td><td>ring_depth 1</td><td>scope_high_water</td><td>0.01 MiB</td>") !=
+          std::string::npos);
+}
+
+TEST_CASE("the reference's file: every scope pairs up") {
+    const auto file =
+        dfx::convert::read_scope_stats(std::string(DFX_CONFORMANCE_DIR) + "/l3_deps/scope_stats/scope_stats.jsonl");
+    CHECK(file.records.size() == file.meta.total);
+    const auto pairs = dfx::convert::pair_scopes(file.records);
+    CHECK(pairs.pair_count() * 2 == file.records.size());
+    CHECK(pairs.unmatched_ends == 0);
+    CHECK(pairs.unpaired_begins == 0);
+    const std::string html = dfx::convert::render_scope_stats_html(file, "scope_stats.jsonl");
+    CHECK(html.find("Dominant scope site") != std::string::npos);
+}
+
+TEST_CASE("fatal and dropped runs are flagged") {
+    std::string fatal = spec_example;
+    fatal.replace(fatal.find("\"fatal\": false"), 14, "\"fatal\": true");
+    const auto file = dfx::convert::read_scope_stats(write_temp("dfx_fatal_scope_stats.jsonl", fatal));
+    CHECK(dfx::convert::render_scope_stats_html(file, "x").find(">Fatal<") != std::string::npos);
+}
+
+TEST_CASE("bad input: one error naming the file and line") {
+    CHECK(error_of("{\"version\": 6}\n{\"site\": \"a:1\", \"phase\": \"begin\"").find(":2: not a JSON object") !=
+          std::string::npos);
+    CHECK(error_of("{\"version\": 6}\n{\"site\": \"a:1\", \"ring\": 0}\n").find(
+              ":2: a scope record needs \"site\", \"phase\" and \"ring\"") != std::string::npos);
+    CHECK(error_of("{\"version\": 6}\n{\"site\": \"a:1\", \"phase\": \"middle\", \"ring\": 0}\n")
+              .find(":2: \"phase\": expected \"begin\" or \"end\"") != std::string::npos);
+    CHECK(error_of("{\"version\": 6}\n{\"site\": \"a:1\", \"phase\": \"end\", \"ring\": 7}\n")
+              .find(":2: \"ring\": ring in [0, 3] expected") != std::string::npos);
+    CHECK(error_of("{\"version\": 6, \"heap_max\": [1, 2, 3, 4, 5]}\n").find("more than 4 entries") != std::string::npos);
+    CHECK(error_of("{\"version\": 6}\n{\"site\": \"a:1\", \"phase\": \"end\", \"ring\": 0, \"heap_start\": \"x\"}\n")
+              .find("\"heap_start\": expected a number") != std::string::npos);
+    CHECK_THROWS_WITH_AS(dfx::convert::read_scope_stats("/nonexistent/scope_stats.jsonl"),
+                         "/nonexistent/scope_stats.jsonl: cannot open", dfx::convert::input_error);
+}
