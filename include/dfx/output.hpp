@@ -4,6 +4,8 @@
 #include "dfx/output/atomic_file.hpp"
 #include "dfx/output/channel_registry.hpp"
 #include "dfx/output/chip_swimlane_json.hpp"
+#include "dfx/output/dep_gen_host.hpp"
+#include "dfx/output/deps_json.hpp"
 #include "dfx/output/name_map.hpp"
 #include "dfx/output/output_error.hpp"
 #include "dfx/output/scope_stats_host.hpp"

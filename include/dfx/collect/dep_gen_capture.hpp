@@ -14,7 +14,10 @@ namespace dfx {
 
 struct submit_arg {
     arg_type type = arg_type::input;
-    const tensor_view* view = nullptr;  // null for OUTPUT: the runtime allocates it at submit
+    // Null for OUTPUT (the runtime allocates it at submit); required for every
+    // other type: the replay refuses a stream with a viewless input rather
+    // than invent edges.
+    const tensor_view* view = nullptr;
 };
 
 struct submit_capture {

@@ -1,0 +1,243 @@
+// The host-side replay of a dep_gen capture into the dependency graph
+// deps.json describes (spec dep-gen.md §1.8): the tasks in submit order, the
+// tensors in first-seen order, and the edges the runtime wired, each with the
+// reason it exists.
+//
+// The device never records edges, only what each submit was given; the edges
+// are recomputed here the way the runtime's fan-in computation does it, in the
+// same order, against a tensormap that never retires anything:
+//
+//   STEP 1  explicit deps, in declaration order;
+//   then, unless the task is in a manual scope, per argument in index order
+//   STEP A  the creator of the argument's buffer (owner_task_id);
+//   STEP B  for INPUT/INOUT without manual_dep, every tensormap entry the
+//           argument may depend on, newest first; an INOUT that covers an
+//           entry removes it, since later readers depend on the INOUT instead;
+//   STEP 4  INOUT/OUTPUT_EXISTING arguments without manual_dep become
+//           tensormap entries for later submits.
+//
+// Explicit and creator edges appear at most once per (producer, consumer);
+// tensormap edges are never suppressed (one per matched slice) but do count
+// as "seen" for later explicit/creator suppression.
+//
+// The reference also runs the runtime's own fan-in code as an oracle and
+// compares; there is a single implementation here, so that check has no
+// counterpart. What is checked is the record stream (dep_gen_stream.hpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "dfx/output/dep_gen_stream.hpp"
+#include "dfx/output/replay_tensormap.hpp"
+#include "dfx/output/tensor_id.hpp"
+#include "dfx/output/tensor_overlap.hpp"
+#include "dfx/record/dep_gen_records.hpp"
+#include "dfx/record/tensor_view.hpp"
+
+namespace dfx {
+
+// Which part of the runtime's fan-in computation produced an edge.
+enum class dep_edge_source : std::uint8_t { explicit_dep, creator, tensormap };
+
+// DepFlags: what the consumer holds on the producer.
+inline constexpr std::uint8_t dep_wait = 1u << 0;    // waits for it to complete
+inline constexpr std::uint8_t dep_retain = 1u << 1;  // keeps its output alive
+
+// A strided slice as deps.json writes it: shape and strides have ndims
+// elements, offsets and strides in elements.
+struct slice_geometry {
+    std::uint8_t dtype = 0;
+    std::uint8_t ndims = 0;
+    std::uint64_t start_offset = 0;
+    std::uint32_t shape[max_tensor_dims] = {};
+    std::uint32_t strides[max_tensor_dims] = {};
+
+    static constexpr slice_geometry of(const tensor_view& v) noexcept {
+        slice_geometry g;
+        g.dtype = v.dtype;
+        g.ndims = v.ndims;
+        g.start_offset = v.start_offset;
+        for (int d = 0; d < v.ndims && d < max_tensor_dims; ++d) {
+            g.shape[d] = v.shape[d];
+            g.strides[d] = v.strides[d];
+        }
+        return g;
+    }
+
+    static constexpr slice_geometry of(const produced_slice& s) noexcept {
+        slice_geometry g;
+        g.dtype = s.dtype;
+        g.ndims = s.ndims;
+        g.start_offset = s.start_offset;
+        for (int d = 0; d < s.ndims; ++d) {
+            g.shape[d] = s.shape[d];
+            g.strides[d] = s.strides[d];
+        }
+        return g;
+    }
+};
+
+struct dep_arg {
+    std::uint8_t idx = 0;
+    arg_type type = arg_type::input;
+    std::uint64_t tensor_id = 0;  // these two only when type != output:
+    slice_geometry slice;         // an OUTPUT has no buffer at submit time
+
+    bool has_tensor() const noexcept { return type != arg_type::output; }
+};
+
+struct dep_task {
+    std::uint64_t task_id = 0;
+    bool manual_scope = false;
+    bool early_dispatch = false;
+    std::int32_t kernel_ids[3] = {-1, -1, -1};  // {aic, aiv0, aiv1}; all -1 = a dummy task
+    std::uint32_t block_num = 1;                // never 0: a stored 0 means 1
+    std::vector<dep_arg> args;
+};
+
+// One (buffer, version), whatever slice of it was seen first.
+struct dep_tensor {
+    std::uint64_t tensor_id = 0;
+    std::uint64_t buffer_addr = 0;
+    std::int32_t version = 0;
+    std::uint8_t dtype = 0;
+    std::uint64_t buffer_numel = 0;  // whole buffer, in elements; 0 if size 0 or unknown dtype
+};
+
+struct dep_edge {
+    std::uint64_t pred = 0;
+    std::uint64_t succ = 0;
+    std::int32_t arg = -1;  // consumer argument; -1 for explicit
+    dep_edge_source source = dep_edge_source::explicit_dep;
+    std::uint8_t flags = dep_wait | dep_retain;
+    tensor_overlap overlap = tensor_overlap::other;  // tensormap only
+    std::uint64_t tensor_id = 0;                     // creator and tensormap
+    slice_geometry consumer;                         // creator and tensormap
+    slice_geometry producer;                         // tensormap only (its dtype is not written)
+};
+
+struct dep_graph {
+    std::vector<dep_task> tasks;
+    std::vector<dep_tensor> tensors;
+    std::vector<dep_edge> edges;
+};
+
+namespace detail {
+
+class dep_graph_builder {
+public:
+    void add(const dep_gen_submit& s) {
+        const bool manual = (s.task.flags & dep_gen_in_manual_scope) != 0;
+        add_task(s, manual);
+
+        // Producers this consumer already has an edge from (by any source).
+        seen_.clear();
+        for (const std::uint64_t producer : s.explicit_deps) {
+            if (!seen_.insert(producer).second) continue;
+            dep_edge e;
+            e.pred = producer;
+            e.succ = s.task_id;
+            e.source = dep_edge_source::explicit_dep;
+            e.flags = dep_wait | dep_retain;
+            graph_.edges.push_back(e);
+        }
+        if (manual) return;  // a manual scope wires its own dependencies
+
+        for (const dep_gen_tensor_part& arg : s.tensors) {
+            if (arg.type == arg_type::output) continue;
+            const tensor_view& view = arg.view;
+            if (view.owner_task_id != no_task && seen_.insert(view.owner_task_id).second) {
+                dep_edge e;
+                e.pred = view.owner_task_id;
+                e.succ = s.task_id;
+                e.arg = arg.index;
+                e.source = dep_edge_source::creator;
+                e.flags = dep_wait | dep_retain;
+                e.tensor_id = tensor_id_of(view.addr, view.version);
+                e.consumer = slice_geometry::of(view);
+                graph_.edges.push_back(e);
+            }
+            if ((arg.type != arg_type::input && arg.type != arg_type::inout) || view.manual_dep) continue;
+            tensormap_.lookup(view, [&](const produced_slice& entry, tensor_overlap overlap) {
+                seen_.insert(entry.producer);
+                dep_edge e;
+                e.pred = entry.producer;
+                e.succ = s.task_id;
+                e.arg = arg.index;
+                e.source = dep_edge_source::tensormap;
+                e.flags = dep_wait;
+                e.overlap = overlap;
+                e.tensor_id = tensor_id_of(entry.addr, entry.version);
+                e.consumer = slice_geometry::of(view);
+                e.producer = slice_geometry::of(entry);
+                graph_.edges.push_back(e);
+                return arg.type == arg_type::inout && overlap == tensor_overlap::covered
+                           ? replay_tensormap::after_hit::remove
+                           : replay_tensormap::after_hit::keep;
+            });
+        }
+
+        // STEP 4 runs after every lookup of this submit, so a task never
+        // depends on its own outputs.
+        for (const dep_gen_tensor_part& arg : s.tensors)
+            if ((arg.type == arg_type::inout || arg.type == arg_type::output_existing) && !arg.view.manual_dep)
+                tensormap_.insert(arg.view, s.task_id);
+    }
+
+    dep_graph take() { return std::move(graph_); }
+
+private:
+    void add_task(const dep_gen_submit& s, bool manual) {
+        dep_task t;
+        t.task_id = s.task_id;
+        t.manual_scope = manual;
+        t.early_dispatch = (s.task.flags & dep_gen_early_dispatch) != 0;
+        for (int k = 0; k < 3; ++k) t.kernel_ids[k] = s.task.kernel_ids[k];
+        t.block_num = s.task.block_num > 0 ? s.task.block_num : 1;
+        t.args.reserve(s.tensors.size());
+        for (const dep_gen_tensor_part& part : s.tensors) {
+            dep_arg a;
+            a.idx = part.index;
+            a.type = part.type;
+            if (a.has_tensor()) {
+                a.tensor_id = tensor_id_of(part.view.addr, part.view.version);
+                a.slice = slice_geometry::of(part.view);
+                register_tensor(a.tensor_id, part.view);
+            }
+            t.args.push_back(a);
+        }
+        graph_.tasks.push_back(std::move(t));
+    }
+
+    void register_tensor(std::uint64_t id, const tensor_view& v) {
+        if (!tensor_ids_.insert(id).second) return;  // the first sighting describes it
+        const std::uint64_t elem = dtype_size(v.dtype);
+        graph_.tensors.push_back({id, v.addr, v.version, v.dtype, elem == 0 ? 0 : v.size / elem});
+    }
+
+    dep_graph graph_;
+    replay_tensormap tensormap_;
+    std::unordered_set<std::uint64_t> tensor_ids_;
+    std::unordered_set<std::uint64_t> seen_;
+};
+
+}  // namespace detail
+
+inline dep_graph replay_dep_gen(std::span<const dep_gen_submit> submits) {
+    detail::dep_graph_builder builder;
+    for (const dep_gen_submit& s : submits) builder.add(s);
+    return builder.take();
+}
+
+// Throws output_error if the stream is malformed (dep_gen_stream.hpp).
+inline dep_graph replay_dep_gen(std::span<const dep_gen_record> records) {
+    const std::vector<dep_gen_submit> submits = read_dep_gen_submits(records);
+    return replay_dep_gen(std::span<const dep_gen_submit>(submits));
+}
+
+}  // namespace dfx

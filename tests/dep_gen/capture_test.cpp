@@ -1,0 +1,99 @@
+// dep_gen end to end: submits captured through the orchestrator view, carried
+// by the transport, replayed by dep_gen_host into deps.json.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "dep_gen_test_support.hpp"
+#include "dfx/collect.hpp"
+#include "dfx/output/dep_gen_host.hpp"
+
+using namespace dg;
+
+namespace {
+
+using set = dfx::collectors<dfx::swimlane_level<0>, dfx::dump_level<0>, dfx::pmu_event<0>, dfx::dep_gen<true>>;
+using sink_type = dfx::orchestrator_sink<set::orchestrator, dfx::block<>>;
+using view_type = dfx::orchestrator_view<set::orchestrator, dfx::steady_clock_source, sink_type>;
+
+std::filesystem::path fresh_dir(const char* name) {
+    const auto dir = std::filesystem::temp_directory_path() / name;
+    std::filesystem::remove_all(dir);
+    return dir;
+}
+
+}  // namespace
+
+TEST_CASE("the spec's example captured through the orchestrator view gives the spec's deps.json") {
+    const auto a = view(0x10000, 64, dtype::float32, {16}, {1});
+    const auto c = owned_by(view(0x30000, 64, dtype::float32, {16}, {1}), 0);
+    const auto x = view(0x40000, 64, dtype::float32, {4, 4}, {4, 1});
+    const auto x_top = view(0x40000, 64, dtype::float32, {2, 4}, {4, 1});
+
+    dfx::channel_registry channels;
+    dfx::dep_gen_host<> host(channels, {2, 2});  // two records per buffer: every submit spans buffers
+    host.start();
+    {
+        auto sink = channels.sink<sink_type>(0);
+        view_type view{&sink};
+        const dfx::submit_arg t0[] = {{dfx::arg_type::input, &a}, {dfx::arg_type::output, nullptr}};
+        const dfx::submit_arg t1[] = {{dfx::arg_type::input, &c}, {dfx::arg_type::inout, &x}};
+        const dfx::submit_arg t2[] = {{dfx::arg_type::input, &x_top}};
+        const std::uint64_t t2_deps[] = {0};
+        view.capture_submit({.task_id = 0, .kernel_ids = {-1, 0, -1}, .args = t0});
+        view.capture_submit({.task_id = 1, .kernel_ids = {-1, 1, -1}, .args = t1});
+        view.capture_submit({.task_id = 2, .kernel_ids = {2, -1, -1}, .block_num = 4, .args = t2, .explicit_deps = t2_deps});
+    }
+    host.stop();
+    CHECK(host.report().front().balanced());
+    const auto dir = fresh_dir("dfx_dep_gen_capture_test");
+    const auto written = host.write(dir);
+    CHECK(written.refused.empty());
+    REQUIRE(!written.path.empty());
+    CHECK(read_text(written.path.string()) == golden("spec_example.json"));
+}
+
+TEST_CASE("more explicit deps than one part holds are all kept, in order") {
+    std::vector<std::uint64_t> deps;
+    for (std::uint64_t d = 0; d < 70; ++d) deps.push_back(d);
+    dfx::channel_registry channels;
+    dfx::dep_gen_host<> host(channels);
+    host.start();
+    {
+        auto sink = channels.sink<sink_type>(0);
+        view_type view{&sink};
+        for (std::uint64_t d = 0; d < 70; ++d) view.capture_submit({.task_id = d});
+        view.capture_submit({.task_id = 100, .explicit_deps = deps});
+    }
+    host.stop();
+    const auto written = host.write(fresh_dir("dfx_dep_gen_many_test"));
+    REQUIRE(!written.path.empty());
+    const std::string text = read_text(written.path.string());
+    std::size_t edges = 0;
+    for (std::size_t at = text.find("\"succ\":\"100\""); at != std::string::npos; at = text.find("\"succ\":\"100\"", at + 1))
+        ++edges;
+    CHECK(edges == 70);
+    CHECK(text.find("{\"pred\":\"69\",\"succ\":\"100\",\"arg\":-1,\"source\":\"explicit\"") != std::string::npos);
+}
+
+TEST_CASE("after any loss, no deps.json, and the reason says how many records were lost") {
+    dfx::channel_registry channels;
+    dfx::dep_gen_host<> host(channels, {1, 2});
+    // Not started: nobody drains, so a drop-policy producer loses records.
+    using lossy_sink = dfx::producers<dfx::drop, dfx::dep_gen_record>;
+    {
+        auto sink = channels.sink<lossy_sink>(0);
+        dfx::orchestrator_view<set::orchestrator, dfx::steady_clock_source, lossy_sink> view{&sink};
+        for (std::uint64_t t = 0; t < 5; ++t) view.capture_submit({.task_id = t});
+    }
+    host.start();
+    host.stop();
+    const auto dir = fresh_dir("dfx_dep_gen_lossy_test");
+    const auto written = host.write(dir);
+    CHECK(written.path.empty());
+    CHECK(written.refused == "deps.json not written: 3 of 5 dep_gen records were lost, and a graph with missing "
+                             "tasks or edges would mislead");
+    CHECK_FALSE(std::filesystem::exists(dir / "deps.json"));
+}
