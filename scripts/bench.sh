@@ -11,7 +11,7 @@ build="$DFX_ROOT/build-bench"
 dfx_configure "$build" -Dtests=false -Dexamples=false -Dbuildtype=release -Dbenchmarks=true
 ninja -C "$build" >/dev/null
 mkdir -p "$build/results"
-for bench in transport_bench swimlane_bench; do
+for bench in transport_bench swimlane_bench orchestrator_bench; do
   echo "== $bench =="
   "$build/bench/$bench" --benchmark_out="$build/results/$bench.json" --benchmark_out_format=json "$@"
 done
