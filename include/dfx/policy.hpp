@@ -1,4 +1,4 @@
-// Every type-level policy: levels, events, switches, clocks, overflow.
+// Every type-level policy: levels, events, switches, clocks, PMU counter sources, overflow.
 #pragma once
 
 #include "dfx/policy/clock.hpp"
@@ -6,7 +6,9 @@
 #include "dfx/policy/collectors.hpp"
 #include "dfx/policy/dump_level.hpp"
 #include "dfx/policy/overflow.hpp"
+#include "dfx/policy/perf_pmu_source.hpp"
 #include "dfx/policy/pmu_event.hpp"
+#include "dfx/policy/pmu_source.hpp"
 #include "dfx/policy/role_guards.hpp"
 #include "dfx/policy/swimlane_level.hpp"
 #include "dfx/policy/switches.hpp"

@@ -16,5 +16,6 @@ void add_critical_path(CLI::App& app);   // dfx critical-path
 void add_dump(CLI::App& app);            // dfx dump (alias dump_viewer)
 void add_pmu(CLI::App& app);             // dfx pmu
 void add_scope_stats(CLI::App& app);     // dfx scope-stats (alias scope_stats_plot)
+void add_all(CLI::App& app);             // dfx all
 
 }  // namespace dfx::cli

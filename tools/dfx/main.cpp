@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
     dfx::cli::add_dump(app);
     dfx::cli::add_pmu(app);
     dfx::cli::add_scope_stats(app);
+    dfx::cli::add_all(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -1,16 +1,25 @@
-// What an AICore worker stamps: receive / start / end of each task it runs.
+// What an AICore worker stamps: receive / start / end of each task it runs
+// (swimlane >= 1) and the PMU counters around its kernel (pmu).
 //
 //   view.received(task_token, reg_task_id);   the task arrived in the core's register
 //   view.started();                           the kernel is about to run
-//   view.ended();                             the kernel returned; the record is sent
+//   view.pmu_begin();                         PMU: counters before the kernel
+//   ...kernel...
+//   view.pmu_end(task_id, func_id, core);     PMU: counters after it; the pmu_record is sent
+//   view.ended();                             the kernel returned; the timing record is sent
 //
-// With timing off every call is an empty inline function and the view is an
-// empty type, so an instrumented worker loop is the uninstrumented one.
+// With PMU on, the view reads the core's counter source (policy/pmu_source.hpp):
+//   dfx::aicore_view<G, Clock, Sink, dfx::host_pmu_source> view{&sink, &source};
+// With a collector off its calls are empty inline functions, and with both
+// off the view is an empty type, so an instrumented worker loop is the
+// uninstrumented one.
 #pragma once
 
 #include <cstdint>
 
+#include "dfx/collect/pmu_capture.hpp"
 #include "dfx/collect/sink.hpp"
+#include "dfx/policy/pmu_source.hpp"
 #include "dfx/policy/role_guards.hpp"
 #include "dfx/record/swimlane_records.hpp"
 
@@ -58,12 +67,13 @@ private:
 
 }  // namespace detail
 
-template <class Guards, class Clock, class Sink>
+template <class Guards, class Clock, class Sink, class PmuSource = no_pmu_source>
 class aicore_view {
 public:
     using guards = Guards;
+    using pmu_source = PmuSource;
 
-    constexpr explicit aicore_view(Sink* sink) noexcept : timing_(sink) {}
+    constexpr explicit aicore_view(Sink* sink, PmuSource* pmu = nullptr) noexcept : timing_(sink), pmu_(sink, pmu) {}
 
     void received(std::uint64_t task_token, std::uint32_t reg_task_id) noexcept {
         timing_.received(task_token, reg_task_id);
@@ -71,8 +81,14 @@ public:
     void started() noexcept { timing_.started(); }
     void ended() noexcept { timing_.ended(); }
 
+    void pmu_begin() noexcept { pmu_.begin(); }
+    void pmu_end(std::uint64_t task_id, std::uint32_t func_id, core_kind core) noexcept {
+        pmu_.end(task_id, func_id, core);
+    }
+
 private:
     [[no_unique_address]] detail::aicore_timing<Guards::timing, Clock, Sink> timing_;
+    [[no_unique_address]] detail::pmu_capture<Guards::pmu, PmuSource, Sink> pmu_;
 };
 
 }  // namespace dfx

@@ -4,6 +4,7 @@
 //   using set = dfx::collector_set<dfx::collectors<dfx::swimlane_level<2>>, dfx::tsc_clock, my_sink>;
 //   set collectors{&sink};
 //   auto worker = collectors.aicore();          // one per AICore worker thread
+//   auto worker = collectors.aicore(&source);   // ...with PMU on: the core's counter source
 //   auto scheduler = collectors.scheduler();    // one per AICPU scheduler thread
 //   auto orchestrator = collectors.orchestrator();
 //
@@ -45,6 +46,10 @@ public:
     constexpr explicit collector_set(Sink* sink) noexcept : sink_(sink) {}
 
     constexpr aicore_view aicore() const noexcept { return aicore_view{sink_.get()}; }
+    template <class PmuSource>
+    constexpr dfx::aicore_view<typename Collectors::aicore, Clock, Sink, PmuSource> aicore(PmuSource* source) const noexcept {
+        return dfx::aicore_view<typename Collectors::aicore, Clock, Sink, PmuSource>{sink_.get(), source};
+    }
     constexpr scheduler_view scheduler() const noexcept { return scheduler_view{sink_.get()}; }
     constexpr orchestrator_view orchestrator() const noexcept { return orchestrator_view{sink_.get()}; }
 

@@ -8,6 +8,7 @@
 // has nothing to send.
 #pragma once
 
+#include <cstdint>
 #include <type_traits>
 
 #include "dfx/transport/producer.hpp"
@@ -24,6 +25,19 @@ public:
 
     // Publishes every partial buffer; the destructor does it too.
     void finish() noexcept { (producer<Records, Overflow>::finish(), ...); }
+
+    // Records of one kind pushed so far, delivered or dropped: a position in
+    // that channel's stream both sides agree on (the args dump numbers its
+    // payload chunks with it).
+    template <class Record>
+    std::uint64_t produced() const noexcept {
+        return static_cast<const producer<Record, Overflow>&>(*this).produced();
+    }
+    // Records one kind's channel holds in all its buffers.
+    template <class Record>
+    std::uint64_t capacity() const noexcept {
+        return static_cast<const producer<Record, Overflow>&>(*this).capacity();
+    }
 };
 
 template <class Overflow>

@@ -9,10 +9,16 @@
 // Level >= 3, per non-idle scheduler-loop phase (RAII):
 //   { auto phase = view.phase(sched_phase_kind::dispatch, loop_iter, depths);
 //     ...; phase.processed(n); phase.pops(hit, miss); phase.depths_at_end(d); }
+//
+// Dump level >= 1, per task (collect/args_dump_capture.hpp):
+//   view.before_dispatch(task_id, kernel_ids, args);   before writing the core's register
+//   view.after_completion(task_id, kernel_ids, args);  once the completion is observed
 #pragma once
 
+#include <array>
 #include <cstdint>
 
+#include "dfx/collect/args_dump_capture.hpp"
 #include "dfx/collect/sink.hpp"
 #include "dfx/policy/role_guards.hpp"
 #include "dfx/record/swimlane_records.hpp"
@@ -127,7 +133,7 @@ public:
     using guards = Guards;
     using stamp = typename dispatch_part::stamp;
 
-    constexpr explicit scheduler_view(Sink* sink) noexcept : dispatch_(sink), phases_(sink) {}
+    constexpr explicit scheduler_view(Sink* sink) noexcept : dispatch_(sink), phases_(sink), dump_(sink) {}
 
     stamp dispatching() noexcept { return dispatch_.dispatching(); }
     void finished(std::uint32_t core, std::uint32_t reg_task_id, stamp dispatched) noexcept {
@@ -137,9 +143,19 @@ public:
         return phases_.phase(kind, loop_iter, at_start);
     }
 
+    template <class Args>
+    void before_dispatch(std::uint64_t task_id, const std::array<std::int32_t, 3>& kernel_ids, const Args& args) noexcept {
+        dump_.before_dispatch(task_id, kernel_ids, args);
+    }
+    template <class Args>
+    void after_completion(std::uint64_t task_id, const std::array<std::int32_t, 3>& kernel_ids, const Args& args) noexcept {
+        dump_.after_completion(task_id, kernel_ids, args);
+    }
+
 private:
     [[no_unique_address]] dispatch_part dispatch_;
     [[no_unique_address]] phase_part phases_;
+    [[no_unique_address]] detail::args_dump_capture<Guards::dump_level, Sink> dump_;
 };
 
 }  // namespace dfx

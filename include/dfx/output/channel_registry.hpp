@@ -17,7 +17,9 @@
 
 #include "dfx/collect/producers.hpp"
 #include "dfx/output/output_error.hpp"
+#include "dfx/record/args_dump_records.hpp"
 #include "dfx/record/dep_gen_records.hpp"
+#include "dfx/record/pmu_record.hpp"
 #include "dfx/record/scope_stats_records.hpp"
 #include "dfx/record/swimlane_records.hpp"
 
@@ -37,6 +39,9 @@ template <> struct record_kind<sched_phase_record> { static constexpr const char
 template <> struct record_kind<orch_phase_record> { static constexpr const char* name = "orchestrator phase"; };
 template <> struct record_kind<dep_gen_record> { static constexpr const char* name = "dep_gen"; };
 template <> struct record_kind<scope_stats_record> { static constexpr const char* name = "scope stats"; };
+template <> struct record_kind<pmu_record> { static constexpr const char* name = "PMU"; };
+template <> struct record_kind<args_dump_record> { static constexpr const char* name = "args dump"; };
+template <> struct record_kind<args_payload_chunk> { static constexpr const char* name = "args dump payload"; };
 
 class channel_registry {
 public:

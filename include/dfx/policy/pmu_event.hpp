@@ -4,6 +4,7 @@
 // hole in the reference numbering (not an event type).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string_view>
 
@@ -42,6 +43,40 @@ constexpr std::string_view pmu_event_name(pmu_event_id id) noexcept {
     return "UNKNOWN";
 }
 
+// Counter slots an event type programs (the a2a3 AICore PMU has 8).
+inline constexpr int pmu_counter_slots = 8;
+
+using pmu_counter_names = std::array<std::string_view, pmu_counter_slots>;
+
+// What each slot counts, as the reference names the pmu.csv columns (a2a3,
+// ../shared/spec/args-dump-and-pmu.md B1). An empty name is an unused slot:
+// it is programmed with 0 and has no column.
+constexpr pmu_counter_names pmu_counters(pmu_event_id id) noexcept {
+    switch (id) {
+        case pmu_event_id::arithmetic_utilization:
+            return {"cube_fp16_exec", "cube_int8_exec", "vec_fp32_exec", "vec_fp16_128lane_exec",
+                    "vec_fp16_64lane_exec", "vec_int32_exec", "vec_misc_exec", ""};
+        case pmu_event_id::pipe_utilization:
+            return {"vec_busy_cycles", "cube_busy_cycles", "scalar_busy_cycles", "mte1_busy_cycles",
+                    "mte2_busy_cycles", "mte3_busy_cycles", "icache_miss", "icache_req"};
+        case pmu_event_id::memory:
+            return {"ub_read_req", "ub_write_req", "l1_read_req", "l1_write_req",
+                    "l2_read_req", "l2_write_req", "main_read_req", "main_write_req"};
+        case pmu_event_id::memory_l0:
+            return {"l0a_read_req", "l0a_write_req", "l0b_read_req", "l0b_write_req", "l0c_read_req", "l0c_write_req", "", ""};
+        case pmu_event_id::resource_conflict:
+            return {"bankgroup_stall_cycles", "bank_stall_cycles", "vec_resc_conflict_cycles", "", "", "", "", ""};
+        case pmu_event_id::memory_ub:
+            return {"ub_read_bw_mte", "l2_write_bw", "main_mem_write_bw", "ub_write_bw_mte",
+                    "ub_read_bw_vector", "ub_write_bw_vector", "ub_read_bw_scalar", "ub_write_bw_scalar"};
+        case pmu_event_id::l2_cache:
+            return {"write_cache_hit", "write_cache_miss_allocate", "r0_read_cache_hit",
+                    "r0_read_cache_miss_allocate", "r1_read_cache_hit", "r1_read_cache_miss_allocate", "", ""};
+        case pmu_event_id::off: break;
+    }
+    return {};
+}
+
 template <int Id>
 struct pmu_event {
     static_assert(is_pmu_event(Id),
@@ -53,6 +88,7 @@ struct pmu_event {
     static constexpr bool enabled = Id != 0;
     static constexpr pmu_event_id id = static_cast<pmu_event_id>(Id);
     static constexpr std::string_view name = pmu_event_name(id);
+    static constexpr pmu_counter_names counters = pmu_counters(id);
 };
 
 }  // namespace dfx

@@ -73,6 +73,11 @@ public:
 
     std::uint64_t produced() const noexcept { return produced_; }
     std::uint64_t dropped() const noexcept { return dropped_; }
+    // Records the channel holds in all its buffers (fixed by the host).
+    std::uint64_t capacity() const noexcept {
+        const channel_geometry& g = channel_.geometry();
+        return std::uint64_t{g.buffer_count} * g.records_per_buffer;
+    }
 
 private:
     bool next_buffer() noexcept {

@@ -1,0 +1,185 @@
+// Args dump on the AICPU scheduler: the arguments of a task captured at the
+// stages their role calls for (../shared/spec/args-dump-and-pmu.md A1.2):
+//
+//   view.before_dispatch(task_id, kernel_ids, args);   inputs, inouts and scalars
+//   view.after_completion(task_id, kernel_ids, args);  outputs and inouts
+//
+// `args` is the task's dfx::task_args (collect/task_args.hpp); kernel_ids are
+// {aic, aiv0, aiv1}, -1 for an inactive slot. Level 1 captures the marked
+// arguments of tasks that marked any, level 2 every argument of every task
+// (marks ignored). Scalars are reported with role input, arg_index =
+// tensor_count + scalar index. An SPMD task dispatched as several blocks
+// captures once per before_dispatch call, as the reference does.
+//
+// A tensor's bytes are gathered row-major (collect/strided_gather.hpp) into
+// 4 KiB payload chunks on their own channel (record/args_dump_records.hpp).
+// A tensor larger than the payload arena (the chunk channel's capacity) is
+// truncated to half the arena and flagged, as the reference does, so one
+// huge tensor cannot stall the scheduler for the whole transfer. Under
+// backpressure both pushes follow the transport's overflow policy; whatever
+// is dropped is counted there and shows in args_dump.json.
+#pragma once
+
+#include <array>
+#include <concepts>
+#include <cstdint>
+#include <cstring>
+
+#include "dfx/collect/sink.hpp"
+#include "dfx/collect/strided_gather.hpp"
+#include "dfx/record/args_dump_records.hpp"
+
+namespace dfx {
+
+// A scheduler sink that can carry a dump: both record kinds, plus the chunk
+// channel's push count (numbers the batches) and capacity (the arena).
+// dfx::producers provides both (collect/producers.hpp).
+template <class Sink>
+concept args_dump_sink = record_sink<Sink, args_dump_record> && record_sink<Sink, args_payload_chunk> &&
+                         requires(const Sink& sink) {
+                             { sink.template produced<args_payload_chunk>() } noexcept -> std::convertible_to<std::uint64_t>;
+                             { sink.template capacity<args_payload_chunk>() } noexcept -> std::convertible_to<std::uint64_t>;
+                         };
+
+namespace detail {
+
+template <int Level, class Sink>
+class args_dump_capture;
+
+template <class Sink>
+class args_dump_capture<0, Sink> {
+public:
+    constexpr explicit args_dump_capture(Sink*) noexcept {}
+    template <class Args>
+    void before_dispatch(std::uint64_t, const std::array<std::int32_t, 3>&, const Args&) noexcept {}
+    template <class Args>
+    void after_completion(std::uint64_t, const std::array<std::int32_t, 3>&, const Args&) noexcept {}
+};
+
+template <int Level, class Sink>
+class args_dump_capture {
+    static_assert(Level == 1 || Level == 2, "dfx::args_dump_capture: dump level in [0, 2]");
+
+public:
+    constexpr explicit args_dump_capture(Sink* sink) noexcept : sink_(sink) {}
+
+    template <class Args>
+    void before_dispatch(std::uint64_t task_id, const std::array<std::int32_t, 3>& kernel_ids, const Args& args) noexcept {
+        capture(task_id, kernel_ids, args, dump_stage::before_dispatch);
+    }
+    template <class Args>
+    void after_completion(std::uint64_t task_id, const std::array<std::int32_t, 3>& kernel_ids, const Args& args) noexcept {
+        capture(task_id, kernel_ids, args, dump_stage::after_completion);
+    }
+
+private:
+    // The check lives here, not on the class, so a scheduler loop that
+    // never dumps (a view instantiated for its timing stamps only) does not
+    // need a sink that can carry dump records.
+    template <class Args>
+    void capture(std::uint64_t task_id, const std::array<std::int32_t, 3>& kernel_ids, const Args& args,
+                 dump_stage stage) noexcept {
+        static_assert(args_dump_sink<Sink>,
+                      "dfx::scheduler_view: dumping needs a sink that accepts args_dump_record and "
+                      "args_payload_chunk with noexcept push and reports produced<>() / capacity<>() "
+                      "(use dfx::scheduler_sink)");
+        const std::uint64_t marks = Level == 1 ? args.dump_mask() : ~0ULL;
+        if (marks == 0) return;  // level 1: the task marked nothing
+        const std::uint64_t ambiguous = Level == 1 ? args.ambiguous_mask() : 0;
+        const int tensors = args.tensor_count();
+
+        args_dump_record base;
+        base.task_id = task_id;
+        base.stage = stage;
+        for (std::int32_t id : kernel_ids)
+            if (id >= 0) base.func_ids[base.func_count++] = id;
+
+        // Pass 1: what this call copies, so the batch's size goes with its first chunk.
+        const std::uint64_t arena = sink_->template capacity<args_payload_chunk>() * args_payload_chunk_bytes;
+        std::uint64_t batch_size = 0;
+        for (int i = 0; i < tensors; ++i)
+            if (selected(marks, i, args.role(i), stage)) batch_size += copy_size(args.tensor(i), arena);
+
+        chunk_.batch = sink_->template produced<args_payload_chunk>();
+        chunk_.batch_size = batch_size;
+        chunk_.offset = 0;
+        chunk_.size = 0;
+
+        std::uint64_t offset = 0;
+        for (int i = 0; i < tensors; ++i) {
+            if (!selected(marks, i, args.role(i), stage)) continue;
+            const tensor_view& v = args.tensor(i);
+            args_dump_record r = base;
+            r.arg_index = static_cast<std::uint32_t>(i);
+            r.role = args.role(i);
+            r.kind = dump_arg_kind::tensor;
+            r.dtype = v.dtype;
+            r.ndims = static_cast<std::uint8_t>(v.ndims < max_tensor_dims ? v.ndims : max_tensor_dims);
+            for (int d = 0; d < r.ndims; ++d) {
+                r.shape[d] = v.shape[d];
+                r.strides[d] = v.strides[d];
+            }
+            r.start_offset = v.start_offset;
+            r.is_contiguous = view_is_contiguous(v) ? 1 : 0;
+            r.payload_size = copy_size(v, arena);
+            r.truncated = r.payload_size < view_numel(v) * dtype_size(v.dtype) ? 1 : 0;
+            r.payload_batch = chunk_.batch;
+            r.payload_offset = offset;
+            r.flags = (ambiguous >> i) & 1u ? dump_flag_ambiguous : 0;
+            sink_->push(r);
+            gather_view(v, r.payload_size, [this](const std::byte* source, std::uint64_t bytes) { append(source, bytes); });
+            offset += r.payload_size;
+        }
+        if (chunk_.size > 0) send_chunk();
+
+        if (stage != dump_stage::before_dispatch) return;
+        for (int j = 0; j < args.scalar_count(); ++j) {
+            const int bit = tensors + j;
+            if (bit >= 64 || !((marks >> bit) & 1u)) continue;
+            args_dump_record r = base;
+            r.arg_index = static_cast<std::uint32_t>(bit);
+            r.role = dump_role::input;
+            r.kind = dump_arg_kind::scalar;
+            r.dtype = args.scalar_dtype(j);
+            r.scalar_value = args.scalar_value(j);
+            r.flags = (ambiguous >> bit) & 1u ? dump_flag_ambiguous : 0;
+            sink_->push(r);
+        }
+    }
+
+    static bool selected(std::uint64_t marks, int slot, dump_role role, dump_stage stage) noexcept {
+        if (slot >= 64 || !((marks >> slot) & 1u)) return false;
+        if (role == dump_role::inout) return true;
+        return (role == dump_role::input) == (stage == dump_stage::before_dispatch);
+    }
+
+    // The whole logical size, or half the arena when that does not fit.
+    static std::uint64_t copy_size(const tensor_view& v, std::uint64_t arena) noexcept {
+        const std::uint64_t bytes = view_numel(v) * dtype_size(v.dtype);
+        return bytes > arena ? arena / 2 : bytes;
+    }
+
+    void append(const std::byte* source, std::uint64_t bytes) noexcept {
+        while (bytes > 0) {
+            const std::uint64_t room = args_payload_chunk_bytes - chunk_.size;
+            const std::uint32_t take = static_cast<std::uint32_t>(bytes < room ? bytes : room);
+            std::memcpy(chunk_.data + chunk_.size, source, take);
+            chunk_.size += take;
+            source += take;
+            bytes -= take;
+            if (chunk_.size == args_payload_chunk_bytes) send_chunk();
+        }
+    }
+
+    void send_chunk() noexcept {
+        sink_->push(chunk_);
+        chunk_.offset += chunk_.size;
+        chunk_.size = 0;
+    }
+
+    Sink* sink_;
+    args_payload_chunk chunk_{};  // the chunk being filled; a member so the hot path never zeroes 4 KiB
+};
+
+}  // namespace detail
+}  // namespace dfx

@@ -1,0 +1,398 @@
+// json_object_stream: read a JSON file whose top-level value is an object (or
+// an array) member by member, and the elements of chosen array members one
+// element at a time, without ever holding the whole file in memory.
+//
+// Why not simdjson over the whole file: simdjson (On-Demand included) needs the
+// complete document in one padded buffer. The artefacts the deps / dump /
+// critical-path converters read are one big object whose bulk sits in a few
+// arrays (deps.json: tasks / tensors / edges; args_dump.json: args; the
+// records file: aicore_tasks ...), and at 10^6..10^7 tasks they are gigabytes.
+// So this scanner walks the bytes in fixed-size blocks as a push state
+// machine (no recursion), validates the JSON grammar of everything (used or
+// not, so malformed input is always reported), and hands each wanted element
+// to the caller as its own small padded buffer, which the caller parses with
+// simdjson On-Demand. Memory is one block plus the largest single element.
+//
+// (common/json_stream.hpp is a pull-style reader with the same purpose,
+// written concurrently for the swimlane converter.)
+//
+// Limits, by design: strings that are skipped are checked for JSON escapes and
+// control characters but not for UTF-8 validity (delivered ones are: simdjson
+// validates them); nesting deeper than max_depth is rejected.
+#pragma once
+
+#include <simdjson.h>
+
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dfx/convert/common/input_error.hpp"
+
+namespace dfx::convert {
+
+// What the caller wants done with one top-level member.
+enum class member_use : unsigned char {
+    skip,      // validate and drop
+    value,     // deliver the whole value through json_member_handler::value
+    elements,  // deliver each element of an array value; a non-array value is delivered whole
+};
+
+class json_member_handler {
+public:
+    virtual ~json_member_handler() = default;
+    // Called once per top-level key, in file order. A top-level array (instead
+    // of an object) is offered as the single member with the empty key "".
+    virtual member_use use(std::string_view key) = 0;
+    // The whole value of a member (member_use::value, or a non-array member_use::elements).
+    virtual void value(std::string_view key, simdjson::padded_string_view json) = 0;
+    // One element of an array member, with its position in the array.
+    virtual void element(std::string_view key, std::size_t index, simdjson::padded_string_view json) = 0;
+    // After the last element of any array member (skipped ones too): its length.
+    virtual void array_end(std::string_view /*key*/, std::size_t /*count*/) {}
+};
+
+class json_object_stream {
+public:
+    static constexpr std::size_t max_depth = 1024;
+
+    // `allow_top_array`: accept a top-level array (offered as the member "")
+    // besides a top-level object.
+    explicit json_object_stream(std::string path, bool allow_top_array = false, std::size_t block_size = std::size_t{1} << 20)
+        : path_(std::move(path)), block_size_(block_size), allow_top_array_(allow_top_array) {}
+
+    // Reads the whole file, calling `h` as members and elements complete.
+    // Throws input_error on I/O errors and malformed JSON; exceptions thrown by
+    // the handler propagate unchanged.
+    void run(json_member_handler& h) {
+        std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path_.c_str(), "rb"), &std::fclose);
+        if (!f) throw input_error(path_ + ": cannot open: " + std::strerror(errno));
+        handler_ = &h;
+        std::vector<char> block(block_size_);
+        std::uint64_t total = 0;
+        for (;;) {
+            const std::size_t n = std::fread(block.data(), 1, block.size(), f.get());
+            if (n > 0) {
+                base_ = total;
+                feed(block.data(), n);
+                total += n;
+            }
+            if (n < block.size()) {
+                if (std::ferror(f.get())) throw input_error(path_ + ": read error: " + std::strerror(errno));
+                break;
+            }
+        }
+        if (total == 0) throw input_error(path_ + ": file is empty (expected a JSON object)");
+        if (st_ != state::done)
+            throw input_error(path_ + ": unexpected end of file after " + std::to_string(total) +
+                              " bytes (truncated JSON?)");
+    }
+
+private:
+    enum class state : unsigned char {
+        value,        // a value must start here
+        arr_first,    // just after '[': a value or ']'
+        obj_first,    // just after '{': a key or '}'
+        obj_key,      // after ',' in an object: a key
+        string,       // inside a string (key or value)
+        escape,       // after a backslash
+        unicode,      // inside \uXXXX
+        colon,        // after a key
+        after_value,  // after a value: ',' or the closing bracket
+        number,
+        literal,      // true / false / null
+        done,         // after the top-level value: only whitespace
+    };
+    // Number grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+    enum num_state : unsigned char { n_minus, n_zero, n_int, n_dot, n_frac, n_e, n_esign, n_exp };
+    enum class capture : unsigned char { none, key, value };
+
+    static bool is_ws(unsigned char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+    static bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+    static bool is_hex(unsigned char c) {
+        return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+    }
+
+    // Whether any of the 8 bytes at p is '"', '\\' or below 0x20 (may report
+    // a false positive, never a false negative: the caller rescans bytewise).
+    static bool special_in_word(const char* p) {
+        std::uint64_t w;
+        std::memcpy(&w, p, sizeof w);
+        constexpr std::uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+        auto has_zero = [](std::uint64_t v) { return (v - ones) & ~v & highs; };
+        const std::uint64_t below_space = (w - ones * 0x20) & ~w & highs;
+        return (has_zero(w ^ (ones * '"')) | has_zero(w ^ (ones * '\\')) | below_space) != 0;
+    }
+
+    [[noreturn]] void fail(std::size_t i, const char* what) const {
+        throw input_error(path_ + ": invalid JSON at byte " + std::to_string(base_ + i) + ": " + what);
+    }
+
+    void feed(const char* p, std::size_t n) {
+        std::size_t i = 0;
+        while (i < n) {
+            const auto c = static_cast<unsigned char>(p[i]);
+            switch (st_) {
+            case state::value:
+            case state::arr_first:
+                if (is_ws(c)) { ++i; break; }
+                if (st_ == state::arr_first && c == ']') { close(p, i, '['); ++i; break; }
+                begin_value(i, c);
+                ++i;
+                break;
+            case state::obj_first:
+            case state::obj_key:
+                if (is_ws(c)) { ++i; break; }
+                if (c == '"') { begin_key(i); ++i; break; }
+                if (st_ == state::obj_first && c == '}') { close(p, i, '{'); ++i; break; }
+                fail(i, st_ == state::obj_first ? "expected a string key or '}'" : "expected a string key");
+            case state::string:
+                // Most bytes of a JSON file are string contents: skip 8 at a
+                // time while none of them is '"', '\\' or a control character.
+                while (i + 8 <= n && !special_in_word(p + i)) i += 8;
+                while (i < n) {
+                    const auto s = static_cast<unsigned char>(p[i]);
+                    if (s == '"' || s == '\\') break;
+                    if (s < 0x20) fail(i, "control character inside a string");
+                    ++i;
+                }
+                if (i == n) break;  // the string goes on in the next block
+                if (p[i] == '\\') st_ = state::escape;
+                else end_string(p, i);
+                ++i;
+                break;
+            case state::escape:
+                if (c == 'u') { unicode_left_ = 4; st_ = state::unicode; }
+                else if (c != 0 && std::strchr("\"\\/bfnrt", c) != nullptr) st_ = state::string;
+                else fail(i, "invalid escape sequence in a string");
+                ++i;
+                break;
+            case state::unicode:
+                if (!is_hex(c)) fail(i, "invalid \\u escape in a string");
+                if (--unicode_left_ == 0) st_ = state::string;
+                ++i;
+                break;
+            case state::colon:
+                if (is_ws(c)) { ++i; break; }
+                if (c != ':') fail(i, "expected ':' after an object key");
+                st_ = state::value;
+                ++i;
+                break;
+            case state::after_value:
+                if (is_ws(c)) { ++i; break; }
+                if (nest_.back() == '{') {
+                    if (c == ',') st_ = state::obj_key;
+                    else if (c == '}') close(p, i, '{');
+                    else fail(i, "expected ',' or '}' after an object member");
+                } else {
+                    if (c == ',') st_ = state::value;
+                    else if (c == ']') close(p, i, '[');
+                    else fail(i, "expected ',' or ']' after an array element");
+                }
+                ++i;
+                break;
+            case state::number:
+                if (num_ == n_int || num_ == n_frac || num_ == n_exp) {  // a run of digits
+                    while (i < n && is_digit(static_cast<unsigned char>(p[i]))) ++i;
+                    if (i == n) break;
+                }
+                if (step_number(static_cast<unsigned char>(p[i]))) { ++i; break; }
+                // This byte ends the number and belongs to what follows.
+                if (num_ != n_zero && num_ != n_int && num_ != n_frac && num_ != n_exp) fail(i, "malformed number");
+                finish_value(p, i);
+                break;
+            case state::literal:
+                if (c != static_cast<unsigned char>(*lit_)) fail(i, "invalid literal (expected true, false or null)");
+                ++i;
+                if (*++lit_ == '\0') finish_value(p, i);
+                break;
+            case state::done:
+                if (!is_ws(c)) fail(i, "unexpected data after the top-level value");
+                ++i;
+                break;
+            }
+        }
+        // A capture in progress continues in the next block.
+        if (cap_ != capture::none) {
+            buf_.append(p + cap_from_, n - cap_from_);
+            cap_from_ = 0;
+        }
+    }
+
+    bool step_number(unsigned char c) {
+        switch (num_) {
+        case n_minus:
+            if (c == '0') { num_ = n_zero; return true; }
+            if (is_digit(c)) { num_ = n_int; return true; }
+            return false;
+        case n_zero:
+        case n_int:
+            if (num_ == n_int && is_digit(c)) return true;
+            if (c == '.') { num_ = n_dot; return true; }
+            if (c == 'e' || c == 'E') { num_ = n_e; return true; }
+            return false;
+        case n_dot:
+            if (is_digit(c)) { num_ = n_frac; return true; }
+            return false;
+        case n_frac:
+            if (is_digit(c)) return true;
+            if (c == 'e' || c == 'E') { num_ = n_e; return true; }
+            return false;
+        case n_e:
+            if (c == '+' || c == '-') { num_ = n_esign; return true; }
+            if (is_digit(c)) { num_ = n_exp; return true; }
+            return false;
+        case n_esign:
+            if (is_digit(c)) { num_ = n_exp; return true; }
+            return false;
+        case n_exp:
+            return is_digit(c);
+        }
+        return false;
+    }
+
+    // A value starts at p[i] (first byte c). Depth 1 is a top-level member's
+    // value; depth 2 an element of a member's array. A top-level array is
+    // treated as the value of a member named "".
+    void begin_value(std::size_t i, unsigned char c) {
+        const std::size_t depth = nest_.size();
+        if (depth == 0) {
+            if (c != '{' && (c != '[' || !allow_top_array_)) fail(i, "the top-level value is not a JSON object");
+            if (c == '[') {
+                top_array_ = true;
+                key_.clear();
+                use_ = handler_->use(key_);
+                in_array_member_ = true;
+                element_count_ = 0;
+            }
+        } else if (depth == 1 && !top_array_) {
+            if (c == '[') {
+                in_array_member_ = true;
+                element_count_ = 0;
+            }
+            if (use_ == member_use::value || (use_ == member_use::elements && c != '[')) start_capture(i, 1);
+        } else if (depth == (top_array_ ? 1u : 2u) && in_array_member_) {
+            ++element_count_;
+            if (use_ == member_use::elements) start_capture(i, depth);
+        }
+        switch (c) {
+        case '{':
+        case '[':
+            if (depth >= max_depth) fail(i, "nesting too deep");
+            nest_.push_back(static_cast<char>(c));
+            st_ = c == '{' ? state::obj_first : state::arr_first;
+            return;
+        case '"': in_key_ = false; st_ = state::string; return;
+        case 't': lit_ = "rue"; st_ = state::literal; return;
+        case 'f': lit_ = "alse"; st_ = state::literal; return;
+        case 'n': lit_ = "ull"; st_ = state::literal; return;
+        case '-': num_ = n_minus; st_ = state::number; return;
+        default:
+            if (!is_digit(c)) fail(i, "expected a JSON value");
+            num_ = c == '0' ? n_zero : n_int;
+            st_ = state::number;
+        }
+    }
+
+    void begin_key(std::size_t i) {
+        in_key_ = true;
+        st_ = state::string;
+        if (nest_.size() == 1 && !top_array_) {  // a top-level key: keep its text
+            cap_ = capture::key;
+            cap_from_ = i + 1;
+            buf_.clear();
+        }
+    }
+
+    void end_string(const char* p, std::size_t i) {
+        if (!in_key_) {
+            finish_value(p, i + 1);
+            return;
+        }
+        st_ = state::colon;
+        if (cap_ != capture::key) return;
+        buf_.append(p + cap_from_, i - cap_from_);
+        cap_ = capture::none;
+        set_key();
+        use_ = handler_->use(key_);
+    }
+
+    // Keys are compared unescaped ("ta\u0073ks" is "tasks"), as Python's json does.
+    void set_key() {
+        if (buf_.find('\\') == std::string::npos) {
+            key_ = buf_;
+            return;
+        }
+        const simdjson::padded_string quoted("\"" + buf_ + "\"");
+        std::string_view s;
+        auto doc = key_parser_.iterate(quoted);
+        if (doc.get_string().get(s) != simdjson::SUCCESS)
+            throw input_error(path_ + ": invalid JSON: top-level key \"" + buf_ + "\" has a bad escape");
+        key_.assign(s);
+    }
+
+    void start_capture(std::size_t i, std::size_t depth) {
+        cap_ = capture::value;
+        cap_depth_ = depth;
+        cap_from_ = i;
+        buf_.clear();
+    }
+
+    void close(const char* p, std::size_t i, char open) {
+        if (nest_.back() != open) fail(i, "mismatched bracket");
+        nest_.pop_back();
+        finish_value(p, i + 1);
+    }
+
+    // A value ended just before p[end]; nest_ is back at the depth it started at.
+    void finish_value(const char* p, std::size_t end) {
+        const std::size_t depth = nest_.size();
+        if (cap_ == capture::value && depth == cap_depth_) {
+            buf_.append(p + cap_from_, end - cap_from_);
+            cap_ = capture::none;
+            const std::size_t len = buf_.size();
+            buf_.reserve(len + simdjson::SIMDJSON_PADDING);
+            const simdjson::padded_string_view view(buf_.data(), len, buf_.capacity());
+            if (depth == 1 && !top_array_) handler_->value(key_, view);
+            else handler_->element(key_, element_count_ - 1, view);
+        }
+        if (in_array_member_ && depth == (top_array_ ? 0u : 1u)) {  // the member's array is complete
+            in_array_member_ = false;
+            handler_->array_end(key_, element_count_);
+        }
+        st_ = depth == 0 ? state::done : state::after_value;
+    }
+
+    std::string path_;
+    std::size_t block_size_;
+    bool allow_top_array_;
+    json_member_handler* handler_ = nullptr;
+    std::uint64_t base_ = 0;  // file offset of the block being scanned
+
+    state st_ = state::value;
+    unsigned char num_ = n_int;
+    bool in_key_ = false;
+    int unicode_left_ = 0;
+    const char* lit_ = "";
+    std::vector<char> nest_;
+
+    bool top_array_ = false;  // the document is an array, not an object
+    std::string key_;         // the current top-level key
+    member_use use_ = member_use::skip;
+    bool in_array_member_ = false;  // inside the array value of a top-level member
+    std::size_t element_count_ = 0;
+
+    capture cap_ = capture::none;
+    std::size_t cap_depth_ = 0;
+    std::size_t cap_from_ = 0;  // where the capture resumes in the current block
+    std::string buf_;           // captured bytes (plus simdjson padding capacity)
+    simdjson::ondemand::parser key_parser_;
+};
+
+}  // namespace dfx::convert

@@ -1,0 +1,155 @@
+// py_json: read simdjson On-Demand values with the leniency of the reference
+// Python tools, which is part of the input contract ("readers must accept a
+// string or a number for u64 fields; the viewer does this with int(v)").
+//
+//   py_int_u64(v)  int(v) & (2**64-1): a decimal string or a JSON number (a
+//                  float is truncated toward zero, a bool is 0/1); negative
+//                  values wrap to 64 bits. Anything else: nullopt (the
+//                  reference drops such entries).
+//   py_int(v)      int(v) as a signed 64-bit value, nullopt when unparseable or
+//                  out of range.
+//   py_truthy(v)   bool(v).
+//
+// Python's int() also accepts surrounding whitespace, a sign and single '_'
+// between digits in strings; so do these. Integers beyond 64 bits are
+// treated as unparseable.
+#pragma once
+
+#include <simdjson.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dfx::convert {
+
+namespace detail {
+
+struct parsed_int {
+    bool negative = false;
+    std::uint64_t magnitude = 0;
+};
+
+// Python int(str) for base 10, limited to 64-bit magnitudes.
+inline std::optional<parsed_int> parse_py_int_text(std::string_view s) {
+    auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; };
+    while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+    while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+    parsed_int r;
+    if (!s.empty() && (s.front() == '+' || s.front() == '-')) {
+        r.negative = s.front() == '-';
+        s.remove_prefix(1);
+    }
+    if (s.empty()) return std::nullopt;
+    bool prev_digit = false;
+    for (char c : s) {
+        if (c == '_') {
+            if (!prev_digit) return std::nullopt;  // "_1", "1__2"
+            prev_digit = false;
+            continue;
+        }
+        if (c < '0' || c > '9') return std::nullopt;
+        const auto d = static_cast<std::uint64_t>(c - '0');
+        if (r.magnitude > (UINT64_MAX - d) / 10) return std::nullopt;
+        r.magnitude = r.magnitude * 10 + d;
+        prev_digit = true;
+    }
+    if (!prev_digit) return std::nullopt;  // trailing '_'
+    return r;
+}
+
+// A JSON number token: an integer keeps its exact value, anything with a
+// fraction or exponent goes through double and is truncated like int(float).
+inline std::optional<parsed_int> parse_number_token(std::string_view tok) {
+    while (!tok.empty() && (tok.back() == ' ' || tok.back() == '\n' || tok.back() == '\r' || tok.back() == '\t'))
+        tok.remove_suffix(1);
+    if (tok.find_first_of(".eE") == std::string_view::npos) return parse_py_int_text(tok);
+    double d = 0;
+    const auto res = std::from_chars(tok.data(), tok.data() + tok.size(), d);
+    if (res.ec != std::errc{} || !std::isfinite(d)) return std::nullopt;
+    d = std::trunc(d);
+    parsed_int r;
+    r.negative = d < 0;
+    const double mag = std::fabs(d);
+    if (mag >= 18446744073709551616.0) return std::nullopt;
+    r.magnitude = static_cast<std::uint64_t>(mag);
+    return r;
+}
+
+inline std::optional<parsed_int> parse_py_int(simdjson::ondemand::value& v) {
+    switch (v.type()) {
+    case simdjson::ondemand::json_type::number: return parse_number_token(v.raw_json_token());
+    case simdjson::ondemand::json_type::string: return parse_py_int_text(v.get_string());
+    case simdjson::ondemand::json_type::boolean: return parsed_int{false, v.get_bool() ? 1u : 0u};
+    default: return std::nullopt;
+    }
+}
+
+}  // namespace detail
+
+inline std::optional<std::uint64_t> py_int_u64(simdjson::ondemand::value& v) {
+    const auto r = detail::parse_py_int(v);
+    if (!r) return std::nullopt;
+    return r->negative ? std::uint64_t{0} - r->magnitude : r->magnitude;
+}
+
+inline std::optional<std::int64_t> py_int(simdjson::ondemand::value& v) {
+    const auto r = detail::parse_py_int(v);
+    if (!r) return std::nullopt;
+    if (r->negative) {
+        if (r->magnitude > std::uint64_t{INT64_MAX} + 1) return std::nullopt;
+        return static_cast<std::int64_t>(std::uint64_t{0} - r->magnitude);
+    }
+    if (r->magnitude > std::uint64_t{INT64_MAX}) return std::nullopt;
+    return static_cast<std::int64_t>(r->magnitude);
+}
+
+inline bool py_truthy(simdjson::ondemand::value& v) {
+    using simdjson::ondemand::json_type;
+    switch (v.type()) {
+    case json_type::null: return false;
+    case json_type::boolean: return v.get_bool();
+    case json_type::number: {
+        // Through the token, not get_double(): a huge integer is still truthy.
+        std::string_view tok = v.raw_json_token();
+        double d = 1;
+        const auto res = std::from_chars(tok.data(), tok.data() + tok.size(), d);
+        return res.ec == std::errc::result_out_of_range || d != 0.0;
+    }
+    case json_type::string: return !std::string_view(v.get_string()).empty();
+    case json_type::array: {
+        simdjson::ondemand::array a = v.get_array();
+        return a.count_elements() > 0;
+    }
+    case json_type::object: {
+        simdjson::ondemand::object o = v.get_object();
+        return o.count_fields() > 0;
+    }
+    }
+    return false;
+}
+
+// The string value, or nullopt for any other JSON type.
+inline std::optional<std::string> string_or_none(simdjson::ondemand::value& v) {
+    if (v.type() != simdjson::ondemand::json_type::string) return std::nullopt;
+    return std::string(std::string_view(v.get_string()));
+}
+
+// A list whose every element int() accepts; nullopt otherwise.
+inline std::optional<std::vector<std::int64_t>> py_int_list(simdjson::ondemand::value& v) {
+    if (v.type() != simdjson::ondemand::json_type::array) return std::nullopt;
+    std::vector<std::int64_t> out;
+    for (auto el : v.get_array()) {
+        simdjson::ondemand::value e = el.value();
+        const auto i = py_int(e);
+        if (!i) return std::nullopt;
+        out.push_back(*i);
+    }
+    return out;
+}
+
+}  // namespace dfx::convert

@@ -1,0 +1,214 @@
+// deps_reader: stream `deps.json` into a deps_document (dep-gen.md §2, §3.2).
+//
+// Reader semantics follow the reference viewer, which does no schema
+// validation: non-object entries and entries whose ids do not parse are
+// dropped (and counted, so the CLI can say so); `tasks` / `tensors` that are
+// not arrays are ignored; optional keys may be missing; there is no version
+// check. What the reference would crash on becomes one input_error naming the
+// file: malformed or truncated JSON, a top level that is not an object, an
+// `edges` member that is neither an array nor absent.
+#pragma once
+
+#include <simdjson.h>
+
+#include <string>
+#include <string_view>
+
+#include "dfx/convert/common/input_error.hpp"
+#include "dfx/convert/common/json_object_stream.hpp"
+#include "dfx/convert/common/py_json.hpp"
+#include "dfx/convert/deps/deps_document.hpp"
+
+namespace dfx::convert::deps {
+
+namespace detail {
+
+using simdjson::ondemand::json_type;
+using simdjson::ondemand::value;
+
+inline edge_source parse_source(std::string_view s) {
+    if (s == "creator") return edge_source::creator;
+    if (s == "tensormap") return edge_source::tensormap;
+    if (s == "explicit") return edge_source::explicit_dep;
+    return edge_source::other;
+}
+
+template <class T, class F>
+void read_field(field<T>& f, value& v, F&& convert) {
+    f.present = true;
+    f.value = convert(v);
+}
+
+inline task_arg parse_arg(simdjson::ondemand::object obj) {
+    task_arg a;
+    for (auto member : obj) {
+        const std::string_view key = member.unescaped_key();
+        simdjson::ondemand::value v = member.value();
+        if (key == "idx") a.idx = py_int(v);
+        else if (key == "type") a.type = string_or_none(v).value_or("");
+        else if (key == "tensor_id") a.tensor_id = py_int_u64(v);
+        else if (key == "dtype") read_field(a.dtype, v, string_or_none);
+        else if (key == "shape") read_field(a.shape, v, py_int_list);
+        else if (key == "strides") read_field(a.strides, v, py_int_list);
+        else if (key == "start_offset") read_field(a.start_offset, v, py_int);
+    }
+    return a;
+}
+
+// Receives deps.json's members from the stream and fills a deps_document.
+class deps_handler final : public json_member_handler {
+public:
+    deps_handler(std::string path, deps_document& doc, deps_load_options opt)
+        : path_(std::move(path)), doc_(doc), opt_(opt) {}
+
+    member_use use(std::string_view key) override {
+        return key == "tasks" || key == "tensors" || key == "edges" ? member_use::elements : member_use::skip;
+    }
+
+    // A wanted member that is not an array. The reference ignores non-list
+    // tasks / tensors; it iterates `edges` whatever it is, which only works
+    // (as a no-op) for an object or a string.
+    void value(std::string_view key, simdjson::padded_string_view json) override {
+        if (key != "edges") return;
+        const char c = std::string_view(json).front();
+        if (c != '{' && c != '"') throw input_error(path_ + ": \"edges\" must be an array");
+    }
+
+    void element(std::string_view key, std::size_t index, simdjson::padded_string_view json) override {
+        try {
+            auto doc = parser_.iterate(json);
+            if (doc.type() != json_type::object) {
+                if (key == "edges") ++doc_.dropped_edges;
+                return;  // the reference skips non-dict entries
+            }
+            simdjson::ondemand::object obj = doc.get_object();
+            if (key == "edges") parse_edge(obj);
+            else if (key == "tasks") parse_task(obj);
+            else parse_tensor(obj, index);
+        } catch (const simdjson::simdjson_error& e) {
+            throw input_error(path_ + ": " + std::string(key) + "[" + std::to_string(index) + "]: " + e.what());
+        }
+    }
+
+private:
+    void parse_edge(simdjson::ondemand::object obj) {
+        std::optional<std::uint64_t> pred, succ;
+        edge_key k;
+        edge_detail d;
+        edge_geometry g;
+        const bool details = opt_.details || opt_.geometry;
+        for (auto member : obj) {
+            const std::string_view key = member.unescaped_key();
+            simdjson::ondemand::value v = member.value();
+            if (key == "pred") pred = py_int_u64(v);
+            else if (key == "succ") succ = py_int_u64(v);
+            else if (key == "source") k.source = v.type() == json_type::string ? parse_source(v.get_string()) : edge_source::other;
+            else if (!details) continue;
+            else if (key == "arg") d.arg = py_int(v);
+            else if (key == "tensor_id") d.tensor_id = py_int_u64(v);
+            else if (key == "overlap") d.overlap = string_or_none(v).value_or("");
+            else if (!opt_.geometry) continue;
+            else if (key == "consumer_dtype") read_field(g.consumer_dtype, v, string_or_none);
+            else if (key == "producer_dtype") read_field(g.producer_dtype, v, string_or_none);
+            else if (key == "consumer_shape") read_field(g.consumer_shape, v, py_int_list);
+            else if (key == "consumer_strides") read_field(g.consumer_strides, v, py_int_list);
+            else if (key == "consumer_start_offset") read_field(g.consumer_start_offset, v, py_int);
+            else if (key == "producer_shape") read_field(g.producer_shape, v, py_int_list);
+            else if (key == "producer_strides") read_field(g.producer_strides, v, py_int_list);
+            else if (key == "producer_start_offset") read_field(g.producer_start_offset, v, py_int);
+        }
+        if (!pred || !succ) {
+            ++doc_.dropped_edges;
+            return;
+        }
+        k.pred = *pred;
+        k.succ = *succ;
+        doc_.edges.push_back(k);
+        if (opt_.geometry) {
+            d.geometry = static_cast<std::uint32_t>(doc_.geometry.size());
+            doc_.geometry.push_back(std::move(g));
+        }
+        if (details) doc_.details.push_back(std::move(d));
+    }
+
+    void parse_task(simdjson::ondemand::object obj) {
+        task_entry t;
+        std::optional<std::uint64_t> id;
+        for (auto member : obj) {
+            const std::string_view key = member.unescaped_key();
+            simdjson::ondemand::value v = member.value();
+            if (key == "task_id") {
+                id = py_int_u64(v);
+            } else if (key == "kernel_ids") {
+                // Padded / truncated to 3 slots; an unparseable slot is inactive.
+                t.slots = {-1, -1, -1};
+                if (v.type() != json_type::array) continue;
+                std::size_t i = 0;
+                for (auto el : v.get_array()) {
+                    if (i == 3) break;
+                    simdjson::ondemand::value e = el.value();
+                    t.slots[i++] = py_int(e).value_or(-1);
+                }
+            } else if (key == "block_num") {
+                const auto b = py_int(v);
+                t.block_num = b && *b >= 1 ? *b : 1;
+            } else if (key == "early_dispatch") {
+                t.early_dispatch = py_truthy(v);
+            } else if (key == "args" && (opt_.details || opt_.geometry)) {
+                if (v.type() != json_type::array) continue;
+                for (auto el : v.get_array()) {
+                    simdjson::ondemand::value e = el.value();
+                    if (e.type() == json_type::object) t.args.push_back(parse_arg(e.get_object()));
+                }
+            }
+        }
+        if (!id) return;
+        t.id = *id;
+        doc_.tasks.push_back(std::move(t));
+    }
+
+    void parse_tensor(simdjson::ondemand::object obj, std::size_t index) {
+        tensor_entry t;
+        t.ordinal = index;
+        std::optional<std::uint64_t> id;
+        for (auto member : obj) {
+            const std::string_view key = member.unescaped_key();
+            simdjson::ondemand::value v = member.value();
+            if (key == "tensor_id") {
+                id = py_int_u64(v);
+            } else if (!opt_.details && !opt_.geometry) {
+                continue;  // the text view only counts distinct tensor ids
+            } else if (key == "buffer_addr") {
+                read_field(t.buffer_addr, v, py_int);
+            } else if (key == "buffer_numel") {
+                if (v.type() == json_type::string) t.buffer_numel_text = std::string_view(v.get_string());
+                else if (v.type() == json_type::number) t.buffer_numel_text = std::string_view(v.raw_json_token());
+                while (!t.buffer_numel_text.empty() && t.buffer_numel_text.back() == ' ') t.buffer_numel_text.pop_back();
+                read_field(t.buffer_numel, v, py_int);
+            } else if (key == "dtype") {
+                t.dtype = string_or_none(v);
+            }
+        }
+        if (!id) return;
+        t.id = *id;
+        doc_.tensors.push_back(std::move(t));
+    }
+
+    std::string path_;
+    deps_document& doc_;
+    deps_load_options opt_;
+    simdjson::ondemand::parser parser_;
+};
+
+}  // namespace detail
+
+// Reads `path`, one array element at a time. Throws input_error for
+// unreadable or malformed files.
+inline deps_document read_deps(const std::string& path, deps_load_options opt = {}) {
+    deps_document doc;
+    detail::deps_handler handler(path, doc, opt);
+    json_object_stream(path).run(handler);
+    return doc;
+}
+
+}  // namespace dfx::convert::deps

@@ -1,0 +1,128 @@
+// deps_text: the `deps_viewer` text view (dep-gen.md §3.6): a SUMMARY block,
+// a grep-friendly TASK INDEX (one line per task), then one detail block per
+// task listing its unique predecessors and successors.
+//
+// Only the edges the edge mode selects are used, and only their annotation
+// rows are counted; the node set never shrinks.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include <iterator>
+
+#include "dfx/convert/deps/deps_graph.hpp"
+#include "dfx/convert/deps/edge_modes.hpp"
+
+namespace dfx::convert::deps {
+
+// Peers of every node over the selected edges, in CSR form, each list sorted
+// by id (the edges are sorted by (pred, succ), so filling in order sorts them).
+struct fan_lists {
+    std::vector<std::uint32_t> pred_begin, preds, succ_begin, succs;
+
+    fan_lists(const deps_graph& g, const std::vector<bool>& shown) {
+        const std::size_t n = g.nodes.size();
+        pred_begin.assign(n + 1, 0);
+        succ_begin.assign(n + 1, 0);
+        for (std::size_t e = 0; e < g.edges.size(); ++e) {
+            if (!shown[e]) continue;
+            ++succ_begin[g.edges[e].first + 1];
+            ++pred_begin[g.edges[e].second + 1];
+        }
+        for (std::size_t i = 0; i < n; ++i) {
+            succ_begin[i + 1] += succ_begin[i];
+            pred_begin[i + 1] += pred_begin[i];
+        }
+        preds.resize(pred_begin[n]);
+        succs.resize(succ_begin[n]);
+        std::vector<std::uint32_t> pfill(pred_begin.begin(), pred_begin.end() - 1);
+        std::vector<std::uint32_t> sfill(succ_begin.begin(), succ_begin.end() - 1);
+        for (std::size_t e = 0; e < g.edges.size(); ++e) {
+            if (!shown[e]) continue;
+            const auto [p, s] = g.edges[e];
+            succs[sfill[p]++] = s;
+            preds[pfill[s]++] = p;
+        }
+    }
+    std::uint32_t fanin(std::uint32_t n) const { return pred_begin[n + 1] - pred_begin[n]; }
+    std::uint32_t fanout(std::uint32_t n) const { return succ_begin[n + 1] - succ_begin[n]; }
+};
+
+// `kind=<kind> func_id=<...>[ SPMD block num = N]` of a task line.
+inline std::string task_labels(const deps_graph& g, std::uint32_t n) {
+    const task_kind k = g.kind(n);
+    std::string s = fmt::format("kind={} ", to_string(k));
+    const node_meta& m = g.meta[n];
+    if (k != task_kind::submit) s += "func_id=none";
+    else if (m.has_slots) s += fmt::format("func_id=[{},{},{}]", m.slots[0], m.slots[1], m.slots[2]);
+    else s += "func_id=unknown";
+    if (const std::int64_t b = g.block_num(n); b > 1) s += fmt::format(" SPMD block num = {}", b);
+    return s;
+}
+
+// Number of annotation rows over the selected edges.
+inline std::size_t annotated_rows(const deps_graph& g, const std::vector<bool>& shown) {
+    std::size_t total = 0;
+    for (std::size_t e = 0; e < g.edges.size(); ++e)
+        if (shown[e]) total += g.row_begin[e + 1] - g.row_begin[e];
+    return total;
+}
+
+// Writes the text view to `out` (anything with append(std::string_view) and
+// maybe_flush()). `source_path` is printed as given.
+template <class Out>
+void write_deps_text(Out& out, const deps_graph& g, const edge_selection& sel, std::string_view source_path) {
+    const fan_lists fan(g, sel.shown);
+    bool any_func_name = false;
+    for (const node_meta& m : g.meta) any_func_name = any_func_name || !m.func_name.empty();
+    std::size_t unique_edges = 0;
+    for (bool s : sel.shown) unique_edges += s;
+
+    out.append(fmt::format("SUMMARY\n"
+                           "  source_deps_json: {}\n"
+                           "  tasks: {}\n"
+                           "  unique_task_edges: {}\n"
+                           "  annotated_edges: {}\n"
+                           "  tensors: {}\n"
+                           "  perf_sidecar: {}\n"
+                           "  func_name_map: {}\n"
+                           "\n"
+                           "TASK INDEX\n",
+                           source_path, g.nodes.size(), unique_edges, annotated_rows(g, sel.shown), g.tensor_count,
+                           g.meta_nonempty ? "yes" : "no", any_func_name ? "yes" : "no"));
+
+    // Each node's id text and labels are used many times: format them once.
+    const auto n_nodes = static_cast<std::uint32_t>(g.nodes.size());
+    std::vector<std::string> ids(n_nodes), labels(n_nodes);
+    for (std::uint32_t n = 0; n < n_nodes; ++n) {
+        ids[n] = g.fmt(g.nodes[n]);
+        labels[n] = task_labels(g, n);
+    }
+    fmt::memory_buffer buf;
+    auto flush = [&](bool force) {
+        if (!force && buf.size() < (std::size_t{1} << 16)) return;
+        out.append(std::string_view(buf.data(), buf.size()));
+        out.maybe_flush();
+        buf.clear();
+    };
+    auto it = std::back_inserter(buf);
+    for (std::uint32_t n = 0; n < n_nodes; ++n) {
+        fmt::format_to(it, "TASK {} {} fanin={} fanout={}\n", ids[n], labels[n], fan.fanin(n), fan.fanout(n));
+        flush(false);
+    }
+    for (std::uint32_t n = 0; n < n_nodes; ++n) {
+        fmt::format_to(it, "\n=== TASK {} {} ===\nFANIN {}\n", ids[n], labels[n], fan.fanin(n));
+        for (std::uint32_t i = fan.pred_begin[n]; i < fan.pred_begin[n + 1]; ++i) fmt::format_to(it, "  <- {}\n", ids[fan.preds[i]]);
+        fmt::format_to(it, "FANOUT {}\n", fan.fanout(n));
+        for (std::uint32_t i = fan.succ_begin[n]; i < fan.succ_begin[n + 1]; ++i) fmt::format_to(it, "  -> {}\n", ids[fan.succs[i]]);
+        flush(false);
+    }
+    flush(true);
+}
+
+}  // namespace dfx::convert::deps

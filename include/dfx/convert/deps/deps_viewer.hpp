@@ -1,0 +1,157 @@
+// deps_viewer: `dfx deps` / `deps_viewer` end to end (dep-gen.md §3): find the
+// input, load it with its name map and perf sidecar, apply the edge mode and
+// write the text or HTML view next to the input (or where -o says).
+//
+// Messages follow the reference tool: progress on stdout ("Transitive
+// reduction: ...", "Wrote ..."), warnings on stderr. Failures the reference
+// leaves as tracebacks are one `error:` line here.
+#pragma once
+
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "dfx/convert/common/input_error.hpp"
+#include "dfx/convert/common/json_writer.hpp"
+#include "dfx/convert/common/py_path.hpp"
+#include "dfx/convert/deps/deps_graph.hpp"
+#include "dfx/convert/deps/deps_html.hpp"
+#include "dfx/convert/deps/deps_reader.hpp"
+#include "dfx/convert/deps/deps_text.hpp"
+#include "dfx/convert/deps/edge_modes.hpp"
+#include "dfx/convert/deps/name_map.hpp"
+#include "dfx/convert/deps/perf_sidecar.hpp"
+
+namespace dfx::convert::deps {
+
+struct deps_viewer_options {
+    std::optional<std::string> input;   // default: the newest deps.json under ./outputs/
+    std::optional<std::string> output;  // default: <input dir>/<stem>.txt|.html
+    bool html = false;
+    edge_mode mode = edge_mode::full;
+    std::string engine = "dot";
+    std::string direction = "LR";
+    std::optional<std::string> func_names;  // default: auto-discovered name_map*.json
+    bool show_tensor_info = false;
+};
+
+namespace detail {
+
+// The newest deps.json under ./outputs/ (recursively), by modification time.
+inline std::optional<std::string> find_latest_deps_json() {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!fs::is_directory("outputs", ec)) return std::nullopt;
+    std::optional<fs::path> best;
+    fs::file_time_type best_time{};
+    for (fs::recursive_directory_iterator it("outputs", ec), end; !ec && it != end; it.increment(ec)) {
+        if (it->path().filename() != "deps.json") continue;
+        std::error_code tec;
+        const auto t = fs::last_write_time(it->path(), tec);
+        if (!tec && (!best || t >= best_time)) {
+            best = it->path();
+            best_time = t;
+        }
+    }
+    if (!best) return std::nullopt;
+    return best->string();
+}
+
+}  // namespace detail
+
+// Runs the viewer; returns the process exit code. Bad input throws input_error.
+inline int run_deps_viewer(const deps_viewer_options& opt) {
+    namespace fs = std::filesystem;
+    std::optional<std::string> input = opt.input;
+    if (!input) input = detail::find_latest_deps_json();
+    if (!input) {
+        std::fprintf(stderr, "No deps.json given and no candidate found under ./outputs/.\n");
+        return 1;
+    }
+    const std::string input_path = py_path(*input);
+    std::error_code ec;
+    if (!fs::exists(input_path, ec)) {
+        std::fprintf(stderr, "%s not found.\n", input_path.c_str());
+        return 1;
+    }
+    const std::string dir = py_path_parent(input_path);
+
+    const bool dataflow = opt.mode == edge_mode::reduced_dataflow || opt.mode == edge_mode::omitted_dataflow;
+    deps_load_options load;
+    load.details = (opt.html && opt.show_tensor_info) || dataflow;
+    load.geometry = dataflow;
+    deps_document doc = read_deps(input_path, load);
+    if (doc.dropped_edges > 0)
+        std::fprintf(stderr, "warning: %s: ignored %zu edge entr%s that %s not an object or %s no usable pred/succ\n",
+                     input_path.c_str(), doc.dropped_edges, doc.dropped_edges == 1 ? "y" : "ies",
+                     doc.dropped_edges == 1 ? "is" : "are", doc.dropped_edges == 1 ? "has" : "have");
+
+    name_map names;
+    if (opt.func_names) names = load_name_map(*opt.func_names);
+    else if (const auto found = discover_name_map(dir == "." ? fs::path() : fs::path(dir))) names = load_name_map(found->string());
+
+    std::optional<sidecar_tasks> sidecar;
+    const std::string sidecar_path = py_path_join(dir, "chip_swimlane_records.json");
+    if (fs::exists(sidecar_path, ec)) {
+        try {
+            sidecar = read_perf_sidecar(sidecar_path);
+        } catch (const input_error& e) {
+            std::fprintf(stderr, "Warning: couldn't read %s\n", e.what());
+        }
+    }
+
+    const deps_graph g = build_graph(std::move(doc), names, sidecar ? &*sidecar : nullptr);
+    const edge_selection sel = select_edges(g, opt.mode);
+
+    if (sel.cycle_fallback) {
+        std::fprintf(stderr,
+                     "warning: dependency graph has a cycle; transitive reduction skipped, emitting full graph "
+                     "(--edge-mode %s ignored)\n",
+                     to_string(opt.mode));
+    } else if (sel.reduction_applied()) {
+        const bool reduced = opt.mode == edge_mode::reduced || opt.mode == edge_mode::reduced_dataflow;
+        const std::size_t total = g.edges.size(), removed = sel.removed.size();
+        if (reduced)
+            fmt::print("{}: removed {} redundant edge(s) of {} ({} kept)\n",
+                       dataflow ? "Dataflow-verified transitive reduction" : "Transitive reduction", removed, total,
+                       sel.kept_count);
+        else
+            fmt::print("{}: showing {} redundant edge(s) of {}\n",
+                       dataflow ? "Dataflow-verified redundant edges only" : "Redundant edges only", removed, total);
+        for (std::size_t e : sel.removed)
+            fmt::print("  - {} -> {}\n", g.fmt(g.nodes[g.edges[e].first]), g.fmt(g.nodes[g.edges[e].second]));
+        if (opt.html)
+            fmt::print("HTML layout preserves all {} edge(s); {} unselected edge(s) are colored as background\n", total,
+                       total - sel.shown_count);
+    }
+
+    const std::string out_path =
+        opt.output ? py_path(*opt.output) : py_path_join(dir, sel.stem() + (opt.html ? ".html" : ".txt"));
+    json_file_writer out(out_path);
+    if (!opt.html) {
+        write_deps_text(out, g, sel, input_path);
+        out.commit();
+        fmt::print("Wrote {} ({} tasks, {} unique edges, {} annotated edges, format=text)\n", out_path,
+                   g.nodes.size(), sel.shown_count, annotated_rows(g, sel.shown));
+        return 0;
+    }
+    html_options h;
+    h.engine = opt.engine;
+    h.direction = opt.direction;
+    h.show_tensor_info = opt.show_tensor_info;
+    write_deps_html(out, g, sel, h);
+    out.commit();
+    if (sel.shown_count != g.edges.size())  // some edges are drawn as background
+        fmt::print("Wrote {} ({} nodes, {} visible edges, {} layout edges, engine={}, format=html)\n", out_path,
+                   g.nodes.size(), sel.shown_count, g.edges.size(), opt.engine);
+    else
+        fmt::print("Wrote {} ({} nodes, {} edges, engine={}, format=html)\n", out_path, g.nodes.size(),
+                   g.edges.size(), opt.engine);
+    return 0;
+}
+
+}  // namespace dfx::convert::deps

@@ -1,0 +1,104 @@
+// name_map: kernel names for func / kernel ids (`name_map_<case>.json`,
+// chip-swimlane.md §3; dep-gen.md §3.1 --func-names).
+//
+// The file is `{"callable_id_to_name": {"<id>": "<name>", ...}, ...}`. As in the
+// reference, a missing or empty `callable_id_to_name` makes the whole object
+// the map (a flat `{id: name}` file). A file that cannot be read or parsed is a
+// warning and an empty map, never an error: names only decorate the output.
+#pragma once
+
+#include <simdjson.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+namespace dfx::convert::deps {
+
+struct name_map {
+    // The loaded object had at least one key. The reference branches on the
+    // dict being non-empty (`if func_names:`), even when no key is an id.
+    bool nonempty = false;
+    std::unordered_map<std::string, std::string> names;  // truthy values only
+
+    // names[str(id)] when present and non-empty.
+    const std::string* find(std::int64_t id) const {
+        const auto it = names.find(std::to_string(id));
+        return it == names.end() ? nullptr : &it->second;
+    }
+    // The display name of a kernel id: its name, or `f<id>` (the reference fallback).
+    std::string name_or_fallback(std::int64_t id) const {
+        const std::string* n = find(id);
+        return n ? *n : "f" + std::to_string(id);
+    }
+};
+
+namespace detail {
+
+inline void fill_names(name_map& m, simdjson::dom::object obj) {
+    using simdjson::dom::element_type;
+    for (auto [key, v] : obj) {
+        m.nonempty = true;
+        std::string name;
+        switch (v.type()) {
+        case element_type::STRING: name = std::string_view(v.get_string()); break;
+        case element_type::INT64: if (int64_t(v) != 0) name = std::to_string(int64_t(v)); break;
+        case element_type::UINT64: if (uint64_t(v) != 0) name = std::to_string(uint64_t(v)); break;
+        case element_type::DOUBLE: if (double(v) != 0) name = simdjson::minify(v); break;
+        case element_type::BOOL: if (bool(v)) name = "True"; break;
+        default: break;  // null / containers: not usable as a name
+        }
+        if (!name.empty()) m.names[std::string(key)] = std::move(name);
+    }
+}
+
+}  // namespace detail
+
+// Loads a name map; on any problem prints `Warning: couldn't read <path>: <why>`
+// to stderr and returns an empty map. (Name maps are small: a DOM parse is
+// the simplest complete validation.)
+inline name_map load_name_map(const std::string& path) {
+    name_map m;
+    try {
+        simdjson::dom::parser parser;
+        simdjson::dom::element doc = parser.load(path);
+        simdjson::dom::object top;
+        if (doc.get_object().get(top) != simdjson::SUCCESS) throw std::runtime_error("not a JSON object");
+        // Prefer a non-empty callable_id_to_name object.
+        simdjson::dom::object inner;
+        if (top["callable_id_to_name"].get_object().get(inner) == simdjson::SUCCESS) detail::fill_names(m, inner);
+        if (!m.nonempty) detail::fill_names(m, top);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "Warning: couldn't read %s: %s\n", path.c_str(), e.what());
+        return {};
+    }
+    return m;
+}
+
+// The newest `name_map*.json` regular file in `dir`, by (mtime, file name),
+// as the reference's auto-discovery picks it; nullopt when there is none.
+inline std::optional<std::filesystem::path> discover_name_map(const std::filesystem::path& dir) {
+    namespace fs = std::filesystem;
+    std::optional<fs::path> best;
+    fs::file_time_type best_time{};
+    std::error_code ec;
+    for (fs::directory_iterator it(dir.empty() ? fs::path(".") : dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name.size() < 13 || name.rfind("name_map", 0) != 0 || name.substr(name.size() - 5) != ".json") continue;
+        std::error_code fec;
+        if (!it->is_regular_file(fec)) continue;
+        const auto t = fs::last_write_time(it->path(), fec);
+        if (fec) continue;
+        if (!best || t > best_time || (t == best_time && name > best->filename().string())) {
+            best = dir.empty() ? fs::path(name) : it->path();
+            best_time = t;
+        }
+    }
+    return best;
+}
+
+}  // namespace dfx::convert::deps

@@ -1,0 +1,193 @@
+// perf_sidecar: the per-task core type that `deps_viewer` takes from a
+// `chip_swimlane_records.json` lying beside `deps.json` (dep-gen.md §3.1).
+//
+// The reference runs the full swimlane reader (`read_perf_data`) and keeps, per
+// task, only identity and core type; times are not used. This reads just what
+// decides which tasks that reader produces (chip-swimlane.md §2.9 steps 1, 2
+// and 5): the level, the clock frequency, the host-orchestration markers and
+// the AICore / AICPU rows joined on (core_id, reg_task_id). Everything else is
+// streamed past without being kept.
+#pragma once
+
+#include <simdjson.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "dfx/convert/common/input_error.hpp"
+#include "dfx/convert/common/json_object_stream.hpp"
+#include "dfx/convert/common/py_json.hpp"
+
+namespace dfx::convert::deps {
+
+// The core type the swimlane reader gives one task: the core type of its
+// slices, or "mix" when its slices ran on cores of different types.
+struct sidecar_task {
+    std::string core_type;
+    bool mixed = false;
+};
+
+using sidecar_tasks = std::unordered_map<std::uint64_t, sidecar_task>;
+
+namespace detail {
+
+using simdjson::ondemand::json_type;
+
+class sidecar_handler final : public json_member_handler {
+public:
+    explicit sidecar_handler(std::string path) : path_(std::move(path)) {}
+
+    member_use use(std::string_view key) override {
+        if (key == "chip_swimlane_level" || key == "metadata" || key == "host_orchestrator_phases")
+            return member_use::value;
+        if (key == "aicore_tasks" || key == "aicpu_tasks") return member_use::elements;
+        return member_use::skip;  // aicpu_orchestrator_phases: only its length matters (array_end)
+    }
+
+    void value(std::string_view key, simdjson::padded_string_view json) override {
+        if (key == "aicore_tasks" || key == "aicpu_tasks") throw input_error(path_ + ": \"" + std::string(key) + "\" must be an array");
+        try {
+            // Wrapped in [ ] so a scalar member is an ordinary On-Demand value.
+            simdjson::padded_string wrapped("[" + std::string(std::string_view(json)) + "]");
+            auto doc = parser_.iterate(wrapped);
+            simdjson::ondemand::array arr = doc.get_array();
+            simdjson::ondemand::value v = *arr.begin();
+            if (key == "chip_swimlane_level") level_ = py_int(v);
+            else if (key == "metadata") read_metadata(v);
+            else if (key == "host_orchestrator_phases") host_phases_ = py_truthy(v);
+        } catch (const simdjson::simdjson_error& e) {
+            throw input_error(path_ + ": " + std::string(key) + ": " + e.what());
+        }
+    }
+
+    // One row of aicore_tasks or aicpu_tasks.
+    void element(std::string_view key, std::size_t index, simdjson::padded_string_view json) override {
+        const bool aicore = key == "aicore_tasks";
+        const std::size_t need = aicore ? 3 : 2;
+        std::int64_t cols[3] = {0, 0, 0};
+        std::optional<std::uint64_t> token;
+        std::size_t n = 0;
+        try {
+            auto doc = parser_.iterate(json);
+            if (doc.type() == json_type::array) {
+                for (auto el : doc.get_array()) {
+                    simdjson::ondemand::value v = el.value();
+                    if (n < need) {
+                        if (aicore && n == 1) token = py_int_u64(v);
+                        else cols[n] = py_int(v).value_or(INT64_MIN);
+                    }
+                    ++n;
+                }
+            }
+        } catch (const simdjson::simdjson_error& e) {
+            throw input_error(path_ + ": " + std::string(key) + "[" + std::to_string(index) + "]: " + e.what());
+        }
+        if (n < need)
+            throw input_error(path_ + ": " + std::string(key) + "[" + std::to_string(index) + "]: " +
+                              (aicore ? "expected [core_id, task_id, reg_task_id, start, end, receive_to_start]"
+                                      : "expected [core_id, reg_task_id, dispatch, finish]"));
+        if (aicore) {
+            if (!token) return;  // an id the viewer cannot use
+            aicore_.push_back({cols[0], cols[2], *token});
+        } else {
+            aicpu_.emplace_back(cols[0], cols[1]);
+        }
+    }
+
+    void array_end(std::string_view key, std::size_t count) override {
+        if (key == "aicpu_orchestrator_phases") aicpu_orch_phases_ = count > 0;
+    }
+
+    // The tasks read_perf_data would return, reduced to their core type.
+    sidecar_tasks finish() const {
+        if (!level_ || *level_ < 1 || *level_ > 4)
+            throw input_error("Unsupported chip_swimlane_level: " + (level_ ? std::to_string(*level_) : "missing"));
+        if (!clock_freq_ || *clock_freq_ <= 0) throw input_error("metadata.clock_freq_hz missing or not positive");
+        if ((host_source_ || host_phases_ || host_capture_) && aicpu_orch_phases_)
+            throw input_error("host orchestration records together with aicpu_orchestrator_phases (ambiguous clock domain)");
+
+        sidecar_tasks out;
+        auto add = [&](std::uint64_t task, std::int64_t core) {
+            const std::string type =
+                core >= 0 && static_cast<std::size_t>(core) < core_types_.size() ? core_types_[static_cast<std::size_t>(core)] : "aiv";
+            auto [it, inserted] = out.try_emplace(task, sidecar_task{type, false});
+            if (!inserted && !type.empty() && it->second.core_type != type) {
+                if (it->second.core_type.empty()) it->second.core_type = type;
+                else it->second.mixed = true;
+            }
+        };
+        if (!aicpu_.empty()) {
+            // Join on (core_id, reg_task_id); a later AICore row for the same key wins.
+            std::unordered_map<std::uint64_t, std::uint64_t> by_key;
+            for (const auto& r : aicore_) by_key[key_of(r.core, r.reg)] = r.token;
+            for (const auto& [core, reg] : aicpu_) {
+                const auto it = by_key.find(key_of(core, reg));
+                if (it != by_key.end()) add(it->second, core);
+            }
+        } else if (*level_ == 1) {
+            for (const auto& r : aicore_) add(r.token, r.core);
+        }
+        return out;
+    }
+
+private:
+    struct aicore_row {
+        std::int64_t core;
+        std::int64_t reg;
+        std::uint64_t token;
+    };
+
+    static std::uint64_t key_of(std::int64_t core, std::int64_t reg) {
+        return (static_cast<std::uint64_t>(core) << 32) ^ static_cast<std::uint64_t>(reg);
+    }
+
+    void read_metadata(simdjson::ondemand::value& v) {
+        if (v.type() != json_type::object) return;
+        for (auto member : v.get_object()) {
+            const std::string_view key = member.unescaped_key();
+            simdjson::ondemand::value m = member.value();
+            if (key == "clock_freq_hz") clock_freq_ = py_int(m);
+            else if (key == "orchestrator_source") host_source_ = string_or_none(m).value_or("") == "host";
+            else if (key == "host_capture") host_capture_ = m.type() == json_type::object;
+            else if (key == "core_types" && m.type() == json_type::array) {
+                for (auto el : m.get_array()) {
+                    simdjson::ondemand::value e = el.value();
+                    core_types_.push_back(string_or_none(e).value_or(""));
+                }
+            }
+        }
+    }
+
+    std::string path_;
+    simdjson::ondemand::parser parser_;
+    std::optional<std::int64_t> level_;
+    std::optional<std::int64_t> clock_freq_;
+    bool host_source_ = false;
+    bool host_phases_ = false;
+    bool host_capture_ = false;
+    bool aicpu_orch_phases_ = false;
+    std::vector<std::string> core_types_;
+    std::vector<aicore_row> aicore_;
+    std::vector<std::pair<std::int64_t, std::int64_t>> aicpu_;
+};
+
+}  // namespace detail
+
+// Reads the sidecar. Throws input_error when it is unreadable or invalid; the
+// viewer turns that into a warning and goes on without it, as the reference does.
+inline sidecar_tasks read_perf_sidecar(const std::string& path) {
+    detail::sidecar_handler r(path);
+    json_object_stream(path).run(r);
+    try {
+        return r.finish();
+    } catch (const input_error& e) {
+        throw input_error(path + ": " + e.what());
+    }
+}
+
+}  // namespace dfx::convert::deps

@@ -1,0 +1,76 @@
+// id_index: task id -> dense index, for the converter's hot lookups.
+//
+// Every dependency edge, completion and SPMD check looks a task id up; a
+// binary search over hundreds of thousands of ids costs a cache miss per step.
+// This is a flat open-addressing table (linear probing, power-of-two size,
+// load <= 1/2): one or two probes per lookup and 12 bytes per slot.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace dfx::convert::swimlane {
+
+class id_index {
+public:
+    static constexpr std::uint32_t npos = 0xFFFFFFFFu;
+
+    explicit id_index(std::size_t expected = 0) { rehash(expected); }
+
+    // Maps id -> value; a second insert of the same id keeps the first value.
+    void insert(std::uint64_t id, std::uint32_t value) {
+        if ((size_ + 1) * 2 > slots_.size()) rehash(slots_.size());
+        slot& s = probe(id);
+        if (s.value == npos) {
+            s.id = id;
+            s.value = value;
+            ++size_;
+        }
+    }
+    [[nodiscard]] std::uint32_t find(std::uint64_t id) const {
+        std::size_t i = hash(id) & mask_;
+        for (;;) {
+            const slot& s = slots_[i];
+            if (s.value == npos) return npos;
+            if (s.id == id) return s.value;
+            i = (i + 1) & mask_;
+        }
+    }
+    [[nodiscard]] std::size_t size() const noexcept { return size_; }
+
+private:
+    struct slot {
+        std::uint64_t id = 0;
+        std::uint32_t value = npos;
+    };
+    static std::size_t hash(std::uint64_t x) noexcept {
+        // Task ids are structured (ring << 32 | local): mix all bits.
+        x ^= x >> 33;
+        x *= 0xff51afd7ed558ccdULL;
+        x ^= x >> 33;
+        return static_cast<std::size_t>(x);
+    }
+    slot& probe(std::uint64_t id) {
+        std::size_t i = hash(id) & mask_;
+        while (slots_[i].value != npos && slots_[i].id != id) i = (i + 1) & mask_;
+        return slots_[i];
+    }
+    void rehash(std::size_t at_least) {
+        std::size_t n = 16;
+        while (n < at_least * 2) n *= 2;
+        std::vector<slot> old;
+        old.swap(slots_);
+        slots_.assign(n, slot{});
+        mask_ = n - 1;
+        size_ = 0;
+        for (const slot& s : old) {
+            if (s.value != npos) insert(s.id, s.value);
+        }
+    }
+
+    std::vector<slot> slots_;
+    std::size_t mask_ = 0;
+    std::size_t size_ = 0;
+};
+
+}  // namespace dfx::convert::swimlane

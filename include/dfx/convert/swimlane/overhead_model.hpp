@@ -1,0 +1,166 @@
+// overhead_model: the scheduler-overhead sweep (docs/dfx/sched-overhead-model.md
+// of the reference; spec chip-swimlane.md §5), shared by the trace's
+// --overhead counter tracks and `dfx sched-overhead`.
+//
+// For each core type T (k_T distinct cores), at every instant:
+//   running_T = tasks of type T executing ([start, end));
+//   ready_T   = tasks of type T whose producers have ended but that are not
+//               yet dispatched ([ready, dispatch)); a task with rows on
+//               several types (MIX) is ready work for each of them;
+//   overhead_T <=> k_T - running_T > 0 and ready_T > 0.
+// ready(T) = max end of its producers present in the perf set, else its own
+// (earliest) dispatch. Everything is clamped to the window [first start,
+// last end]. The sweep visits the sorted distinct breakpoints and calls back
+// once per segment [a, b) with the counts in force: O(n log n).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "dfx/convert/swimlane/deps_graph.hpp"
+#include "dfx/convert/swimlane/perf_data.hpp"
+
+namespace dfx::convert::swimlane {
+
+// Per task id: earliest dispatch, latest end, the core types of its rows and
+// the latest end of its producers present in the perf set. Tasks are sorted
+// by id, so ids are the runs of equal task_id.
+struct task_id_timing {
+    std::uint64_t id = 0;
+    std::uint32_t first_row = 0;
+    std::uint32_t rows = 0;
+    double dispatch = 0.0;  // min over rows
+    double start = 0.0;     // min over rows
+    double end = 0.0;       // max over rows
+    double finish = 0.0;    // max over rows
+};
+
+inline std::vector<task_id_timing> fold_task_ids(const std::vector<task>& tasks) {
+    std::vector<task_id_timing> out;
+    for (std::uint32_t i = 0; i < tasks.size(); ++i) {
+        const task& t = tasks[i];
+        if (out.empty() || out.back().id != t.task_id) {
+            out.push_back({t.task_id, i, 0, t.dispatch_us, t.start_us, t.end_us, t.finish_us});
+        }
+        task_id_timing& f = out.back();
+        ++f.rows;
+        f.dispatch = std::min(f.dispatch, t.dispatch_us);
+        f.start = std::min(f.start, t.start_us);
+        f.end = std::max(f.end, t.end_us);
+        f.finish = std::max(f.finish, t.finish_us);
+    }
+    return out;
+}
+
+inline const task_id_timing* find_id(const std::vector<task_id_timing>& ids, std::uint64_t id) {
+    auto it = std::lower_bound(ids.begin(), ids.end(), id,
+                               [](const task_id_timing& t, std::uint64_t v) { return t.id < v; });
+    return it != ids.end() && it->id == id ? &*it : nullptr;
+}
+
+struct overhead_sweep {
+    // Tracked core types (indices into perf_data::core_type_names), in output order.
+    std::vector<std::uint16_t> types;
+    std::vector<std::int64_t> k;  // distinct cores per tracked type
+    double w0 = 0.0;
+    double w1 = 0.0;
+
+    // Calls seg(a, b, running, ready) for every consecutive pair of distinct
+    // breakpoints a < b; running/ready are indexed like `types`.
+    template <class Segment>
+    void run(const perf_data& pd, const deps_graph& deps, Segment&& seg) const {
+        const std::vector<task>& tasks = pd.tasks;
+        auto slot_of = [&](std::uint16_t type) -> int {
+            for (std::size_t i = 0; i < types.size(); ++i) {
+                if (types[i] == type) return static_cast<int>(i);
+            }
+            return -1;
+        };
+        struct delta {
+            double t;
+            int slot;
+            int run;
+            int ready;
+        };
+        std::vector<delta> deltas;
+        std::vector<double> times{w0, w1};
+        auto clamp = [&](double x) { return std::max(w0, std::min(x, w1)); };
+        for (const task& t : tasks) {
+            const int slot = slot_of(t.core_type);
+            if (slot < 0) continue;
+            const double s = clamp(t.start_us);
+            const double e = clamp(t.end_us);
+            if (e > s) {
+                deltas.push_back({s, slot, 1, 0});
+                deltas.push_back({e, slot, -1, 0});
+                times.push_back(s);
+                times.push_back(e);
+            }
+        }
+        const auto ids = fold_task_ids(tasks);
+        std::vector<int> id_slots;
+        for (const task_id_timing& f : ids) {
+            // ready = latest end of the producers present in the perf set.
+            bool any = false;
+            double ready = 0.0;
+            if (deps.edges_usable) {
+                auto [lo, hi] = deps.preds(f.id);
+                for (auto p = lo; p != hi; ++p) {
+                    const std::uint64_t pred = deps.edges[*p].pred;
+                    if (pred == f.id) continue;
+                    if (const task_id_timing* pt = find_id(ids, pred)) {
+                        ready = any ? std::max(ready, pt->end) : pt->end;
+                        any = true;
+                    }
+                }
+            }
+            if (!any) ready = f.dispatch;
+            const double r = clamp(ready);
+            const double dd = clamp(f.dispatch);
+            if (!(dd > r)) continue;
+            id_slots.clear();
+            for (std::uint32_t i = f.first_row; i < f.first_row + f.rows; ++i) {
+                const int slot = slot_of(tasks[i].core_type);
+                if (slot >= 0 && std::find(id_slots.begin(), id_slots.end(), slot) == id_slots.end()) {
+                    id_slots.push_back(slot);
+                }
+            }
+            for (const int slot : id_slots) {
+                deltas.push_back({r, slot, 0, 1});
+                deltas.push_back({dd, slot, 0, -1});
+            }
+            times.push_back(r);
+            times.push_back(dd);
+        }
+        std::sort(times.begin(), times.end());
+        times.erase(std::unique(times.begin(), times.end()), times.end());
+        std::sort(deltas.begin(), deltas.end(), [](const delta& a, const delta& b) { return a.t < b.t; });
+        std::vector<std::int64_t> running(types.size(), 0);
+        std::vector<std::int64_t> ready(types.size(), 0);
+        std::size_t d = 0;
+        for (std::size_t i = 0; i + 1 < times.size(); ++i) {
+            const double a = times[i];
+            while (d < deltas.size() && deltas[d].t <= a) {
+                running[static_cast<std::size_t>(deltas[d].slot)] += deltas[d].run;
+                ready[static_cast<std::size_t>(deltas[d].slot)] += deltas[d].ready;
+                ++d;
+            }
+            seg(a, times[i + 1], running, ready);
+        }
+    }
+};
+
+// Distinct cores per core type index.
+inline std::vector<std::int64_t> cores_per_type(const perf_data& pd) {
+    std::vector<std::vector<std::uint32_t>> cores(pd.core_type_names.size());
+    for (const task& t : pd.tasks) cores[t.core_type].push_back(t.core_id);
+    std::vector<std::int64_t> k(cores.size(), 0);
+    for (std::size_t i = 0; i < cores.size(); ++i) {
+        std::sort(cores[i].begin(), cores[i].end());
+        k[i] = std::unique(cores[i].begin(), cores[i].end()) - cores[i].begin();
+    }
+    return k;
+}
+
+}  // namespace dfx::convert::swimlane

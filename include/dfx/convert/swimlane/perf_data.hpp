@@ -1,0 +1,374 @@
+// perf_data: the canonical microsecond view of a records file, reproducing the
+// reference reader `read_perf_data` (spec chip-swimlane.md §2.9). Every swimlane
+// tool (trace converter, statistics, scheduler-overhead analysis) reads
+// through this, so they agree on the time base, the joins and the task list.
+//
+//  - time base: the smallest non-zero device timestamp; us(c) = (c - base) *
+//    1e6 / clock_freq_hz, with c <= 0 meaning "absent" (0.0);
+//  - join: one task per AICPU row matching an AICore row on (core_id,
+//    reg_task_id) — never on the task token, which SPMD / MIX / dual issue
+//    repeat on one core; at level 1 (no AICPU rows) one task per AICore row;
+//  - tasks stably sorted by task id;
+//  - host-orchestrated captures: host records are placed relative to the host
+//    origin, device records either through the calibrated clock anchors or,
+//    when the clocks cannot be aligned, after the host span.
+//
+// The arithmetic is the reference's, operation for operation, so the doubles
+// (and hence the printed statistics) come out identical.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "dfx/convert/common/input_error.hpp"
+#include "dfx/convert/common/json_value.hpp"
+#include "dfx/convert/common/json_writer.hpp"
+#include "dfx/convert/swimlane/clock_alignment.hpp"
+#include "dfx/convert/swimlane/records.hpp"
+#include "dfx/convert/swimlane/records_reader.hpp"
+
+namespace dfx::convert::swimlane {
+
+// One joined dispatch of a task to a core (a row of the reference `tasks`).
+struct task {
+    std::uint64_t task_id = 0;
+    double start_us = 0.0;
+    double end_us = 0.0;
+    double dispatch_us = 0.0;  // 0.0 at level 1
+    double finish_us = 0.0;    // 0.0 at level 1
+    double receive_us = 0.0;
+    std::int64_t func_id = -1;  // resolved later from deps.json kernel ids
+    std::uint32_t core_id = 0;
+    std::uint16_t core_type = 0;  // index into perf_data::core_type_names
+    bool joined = false;          // has an AICPU row (propagation_us exists)
+
+    [[nodiscard]] double duration_us() const noexcept { return end_us - start_us; }
+    [[nodiscard]] double local_setup_us() const noexcept { return start_us - receive_us; }
+    [[nodiscard]] double propagation_us() const noexcept { return receive_us - dispatch_us; }
+};
+
+struct perf_data {
+    std::string path;
+    int level = 0;
+    std::vector<task> tasks;
+    std::vector<std::string> core_type_names;
+
+    // aicpu_scheduler_phases: present when the file has a non-empty list of
+    // per-thread lists (even if every thread list is empty).
+    std::vector<std::vector<sched_record>> sched;
+    // Orchestrator lanes: device records, or the non-empty host lanes in host mode.
+    std::vector<std::vector<orch_record>> orch;
+    std::string orchestrator_source;  // "aicpu", "host" or "" (no orchestrator records)
+    std::vector<host_upload> uploads;
+    std::vector<std::int64_t> core_to_thread;  // -1 = unassigned
+
+    bool host_mode = false;
+    bool cross_domain_latency_available = false;
+    std::string timeline_metadata_json;  // the trace's top-level "metadata" (host mode only)
+
+    [[nodiscard]] const std::string& core_type_name(const task& t) const { return core_type_names[t.core_type]; }
+};
+
+namespace detail {
+
+inline std::string describe(int128 v) { return to_decimal(v); }
+
+// Appends host_capture with the converter's validation (spec §4.5).
+struct host_capture_check {
+    bool complete = false;
+    std::string json;
+};
+
+inline host_capture_check check_host_capture(const records_metadata& m, std::size_t actual_records, bool host_mode) {
+    host_capture_check out;
+    std::string& j = out.json;
+    if (m.host_capture) {
+        const std::string status = m.host_capture_status.empty() ? "unknown" : m.host_capture_status;
+        const bool count_matches = !m.host_capture_recorded || *m.host_capture_recorded == int128(actual_records);
+        const bool expected_matches = m.host_capture_expected && *m.host_capture_expected == int128(actual_records);
+        out.complete = status == "complete" && m.host_capture_dropped && *m.host_capture_dropped == 0 &&
+                       count_matches && expected_matches;
+        std::vector<std::string_view> errors;
+        if (!count_matches) errors.push_back("recorded_record_count_mismatch");
+        if (!m.host_capture_expected) {
+            errors.push_back("expected_record_count_missing");
+        } else if (!expected_matches) {
+            errors.push_back("expected_record_count_mismatch");
+        }
+        j = "{";
+        bool first = true;
+        for (const auto& [key, raw] : *m.host_capture) {
+            if (key == "converter_validation_errors" && !errors.empty()) continue;  // replaced below
+            if (!first) j += ", ";
+            first = false;
+            append_json_string(j, key);
+            j += ": ";
+            j += raw;
+        }
+        if (!errors.empty()) {
+            if (!first) j += ", ";
+            j += "\"converter_validation_errors\": [";
+            for (std::size_t i = 0; i < errors.size(); ++i) {
+                if (i) j += ", ";
+                append_json_string(j, errors[i]);
+            }
+            j += "]";
+        }
+        j += "}";
+    } else if (host_mode) {
+        j = fmt::format(R"({{"status": "unknown", "recorded_records": {}, "dropped_records": null, )"
+                        R"("error": "legacy_capture_status_missing"}})",
+                        actual_records);
+    }
+    return out;
+}
+
+struct string_appender {  // the Out interface of append_* over a std::string
+    std::string& s;
+    void append(std::string_view v) { s.append(v); }
+    void push_back(char c) { s.push_back(c); }
+    void append_string(std::string_view v) { append_json_string(s, v); }
+    template <class Int>
+    void append_int(Int v) { s += fmt::format("{}", v); }
+};
+
+}  // namespace detail
+
+// Reads and converts a records file. Warnings (unmatched AICPU rows) go to
+// `warnings`; bad input throws input_error.
+inline perf_data load_perf_data(const std::string& path, std::FILE* warnings = stderr) {
+    records_file rf = read_records_file(path);
+    auto fail = [&](std::string_view what) { throw input_error(fmt::format("{}: {}", path, what)); };
+
+    perf_data pd;
+    pd.path = path;
+    if (!rf.level) fail("missing chip_swimlane_level");
+    if (*rf.level < 1 || *rf.level > 4) {
+        fail(fmt::format("Unsupported chip_swimlane_level: {} (expected 1, 2, 3, or 4)", detail::describe(*rf.level)));
+    }
+    pd.level = static_cast<int>(*rf.level);
+    const records_metadata& meta = rf.meta;
+    if (meta.clock_freq_hz <= 0) {
+        fail(fmt::format("metadata missing/zero clock_freq_hz: {}", detail::describe(meta.clock_freq_hz)));
+    }
+
+    // ---- host orchestration (spec §2.9 step 2, §4.5) ------------------------
+    pd.host_mode = meta.orchestrator_source == "host" || !rf.host_orch.empty() || meta.host_capture.has_value();
+    if (pd.host_mode && !rf.orch.empty()) {
+        fail("both AICPU and host orchestrator phases are present; clock-domain source is ambiguous");
+    }
+    std::size_t host_record_count = 0;
+    std::uint64_t host_min = 0;
+    std::uint64_t host_max = 0;
+    bool have_host_ts = false;
+    for (const auto& lane : rf.host_orch) {
+        host_record_count += lane.size();
+        for (const auto& r : lane) {
+            for (const std::uint64_t ns : {r.start, r.end}) {
+                host_min = have_host_ts ? std::min(host_min, ns) : ns;
+                host_max = have_host_ts ? std::max(host_max, ns) : ns;
+                have_host_ts = true;
+            }
+        }
+    }
+    int128 origin_ns = meta.host_orchestration_origin_ns;
+    if (have_host_ts && origin_ns == 0) origin_ns = host_min;
+    bool have_composite = have_host_ts;
+    std::uint64_t composite_max = host_max;
+    for (const auto& u : rf.uploads) {
+        for (const std::uint64_t ns : {u.start_ns, u.end_ns}) {
+            composite_max = have_composite ? std::max(composite_max, ns) : ns;
+            have_composite = true;
+        }
+    }
+    const double composite_end_us =
+        have_composite ? static_cast<double>(int128(composite_max) - origin_ns) / 1000.0 : 0.0;
+
+    clock_alignment align;
+    if (pd.host_mode) {
+        align = build_clock_alignment(meta.anchors, meta.clock_freq_hz, meta.host_timestamp_quantization_ns,
+                                      rf.min_device_cycles, rf.max_device_cycles);
+        if (origin_ns == 0 && align.calibrated) origin_ns = align.start->host_mid_ns;
+    }
+
+    // ---- cycles -> us -------------------------------------------------------
+    const double factor = 1'000'000.0 / static_cast<double>(meta.clock_freq_hz);
+    const int128 base = rf.base_cycles;
+    const bool calibrated = pd.host_mode && align.calibrated;
+    const bool composite = pd.host_mode && !align.calibrated;
+    auto us = [&](int128 c) -> double {
+        if (c <= 0) return 0.0;
+        if (calibrated) return static_cast<double>(align.map_cycles_to_host_ns(c) - origin_ns) / 1000.0;
+        const double relative = static_cast<double>(c - base) * factor;
+        return composite ? composite_end_us + relative : relative;
+    };
+
+    // ---- core types ---------------------------------------------------------
+    std::vector<std::uint16_t> type_of_core;  // per core id listed in metadata
+    auto type_index = [&](const std::string& name) -> std::uint16_t {
+        for (std::size_t i = 0; i < pd.core_type_names.size(); ++i) {
+            if (pd.core_type_names[i] == name) return static_cast<std::uint16_t>(i);
+        }
+        if (pd.core_type_names.size() >= 0xFFFF) fail("too many distinct core types");
+        pd.core_type_names.push_back(name);
+        return static_cast<std::uint16_t>(pd.core_type_names.size() - 1);
+    };
+    const std::uint16_t default_type = type_index("aiv");  // cores missing from the table
+    type_of_core.reserve(meta.core_types.size());
+    for (const auto& name : meta.core_types) type_of_core.push_back(type_index(name));
+    auto core_type = [&](std::uint32_t core) {
+        return core < type_of_core.size() ? type_of_core[core] : default_type;
+    };
+
+    // ---- join ---------------------------------------------------------------
+    auto make_task = [&](const aicore_row& ac) {
+        task t;
+        t.task_id = ac.token;
+        t.core_id = ac.core;
+        t.core_type = core_type(ac.core);
+        t.start_us = us(ac.start);
+        t.end_us = us(ac.end);
+        t.receive_us = us(int128(ac.start) - int128(ac.r2s));
+        return t;
+    };
+    if (!rf.aicpu.empty()) {
+        // Later duplicates of a (core, reg) key win, as in a dict: sort stably
+        // and take the last of each run.
+        std::stable_sort(rf.aicore.begin(), rf.aicore.end(), [](const aicore_row& a, const aicore_row& b) {
+            return a.core != b.core ? a.core < b.core : a.reg < b.reg;
+        });
+        struct unmatched {
+            std::uint32_t core;
+            std::size_t count;
+        };
+        std::vector<unmatched> misses;  // in first-seen order
+        std::size_t total_misses = 0;
+        pd.tasks.reserve(rf.aicpu.size());
+        for (const aicpu_row& row : rf.aicpu) {
+            auto it = std::upper_bound(rf.aicore.begin(), rf.aicore.end(), row,
+                                       [](const aicpu_row& key, const aicore_row& a) {
+                                           return key.core != a.core ? key.core < a.core : key.reg < a.reg;
+                                       });
+            if (it == rf.aicore.begin() || std::prev(it)->core != row.core || std::prev(it)->reg != row.reg) {
+                ++total_misses;
+                auto m = std::find_if(misses.begin(), misses.end(), [&](const unmatched& u) { return u.core == row.core; });
+                if (m == misses.end()) {
+                    misses.push_back({row.core, 1});
+                } else {
+                    ++m->count;
+                }
+                continue;
+            }
+            task t = make_task(*std::prev(it));
+            t.dispatch_us = us(row.dispatch);
+            t.finish_us = us(row.finish);
+            t.joined = true;
+            pd.tasks.push_back(t);
+        }
+        if (total_misses > 0 && warnings) {
+            std::stable_sort(misses.begin(), misses.end(),
+                             [](const unmatched& a, const unmatched& b) { return a.count > b.count; });
+            std::string worst;
+            for (std::size_t i = 0; i < misses.size() && i < 3; ++i) {
+                if (i) worst += ", ";
+                worst += fmt::format("core {}: {}", misses[i].core, misses[i].count);
+            }
+            fmt::print(warnings,
+                       "Warning: {} aicpu_task(s) had no matching AICore record (top offenders: {}); the missing "
+                       "AICore buffer(s) were dropped on rotation. Bump PLATFORM_AICORE_BUFFERS_PER_CORE if you see "
+                       "this regularly.\n",
+                       total_misses, worst);
+        }
+    } else if (pd.level == 1) {
+        pd.tasks.reserve(rf.aicore.size());
+        for (const aicore_row& ac : rf.aicore) pd.tasks.push_back(make_task(ac));
+    }
+    // Level >= 2 with no AICPU rows yields no tasks (AICore rows alone are not
+    // a complete dispatch record there).
+    std::vector<aicore_row>().swap(rf.aicore);
+    std::vector<aicpu_row>().swap(rf.aicpu);
+    std::stable_sort(pd.tasks.begin(), pd.tasks.end(),
+                     [](const task& a, const task& b) { return a.task_id < b.task_id; });
+
+    // ---- phases -------------------------------------------------------------
+    for (auto& lane : rf.sched) {
+        for (auto& r : lane) {
+            r.start_us = us(r.start_cycles);
+            r.end_us = us(r.end_cycles);
+        }
+    }
+    pd.sched = std::move(rf.sched);
+    pd.core_to_thread = meta.core_to_thread;
+
+    if (!rf.orch.empty()) {
+        for (auto& lane : rf.orch) {
+            for (auto& r : lane) {
+                r.start_us = us(r.start);
+                r.end_us = us(r.end);
+            }
+        }
+        pd.orch = std::move(rf.orch);
+        pd.orchestrator_source = "aicpu";
+    }
+
+    auto host_us = [&](std::uint64_t ns) { return static_cast<double>(int128(ns) - origin_ns) / 1000.0; };
+    for (auto& u : rf.uploads) {
+        if (int128(u.start_ns) < origin_ns || u.end_ns < u.start_ns) {
+            fail(fmt::format("invalid host device upload: origin={}, start={}, end={}", detail::describe(origin_ns),
+                             u.start_ns, u.end_ns));
+        }
+        u.start_us = host_us(u.start_ns);
+        u.end_us = host_us(u.end_ns);
+    }
+    pd.uploads = std::move(rf.uploads);
+
+    if (pd.host_mode) {
+        pd.orchestrator_source = "host";
+        for (auto& lane : rf.host_orch) {
+            for (auto& r : lane) {
+                if (int128(r.start) < origin_ns || r.end < r.start) {
+                    fail(fmt::format("invalid host orchestrator phase: origin={}, start={}, end={}",
+                                     detail::describe(origin_ns), r.start, r.end));
+                }
+                r.start_us = host_us(r.start);
+                r.end_us = host_us(r.end);
+            }
+            if (!lane.empty()) pd.orch.push_back(std::move(lane));
+        }
+
+        const auto capture = detail::check_host_capture(meta, host_record_count, pd.host_mode);
+        pd.cross_domain_latency_available = calibrated && capture.complete;
+        std::string& j = pd.timeline_metadata_json;
+        detail::string_appender out{j};
+        j = R"({"layout": )";
+        append_json_string(j, calibrated ? "clock_aligned" : "causal_composite");
+        j += R"(, "trace_status": )";
+        append_json_string(j, capture.complete ? "complete" : "partial");
+        j += R"(, "relation": )";
+        append_json_string(j, meta.timeline_relation.empty() ? std::string_view("host_orchestration_precedes_device")
+                                                             : std::string_view(meta.timeline_relation));
+        j += R"(, "clock_alignment": )";
+        align.write_metadata(out);
+        j += R"(, "host_capture": )";
+        j += capture.json;
+        j += R"(, "host_records_complete": )";
+        j += capture.complete ? "true" : "false";
+        j += R"(, "cross_domain_latency_available": )";
+        j += pd.cross_domain_latency_available ? "true" : "false";
+        if (!calibrated) {
+            j += R"(, "cross_domain_gap_unknown": true, "logical_seam_us": )";
+            append_py_float(out, composite_end_us);
+        }
+        if (pd.orch.empty()) j += R"(, "host_records_missing": true)";
+        j += "}";
+    }
+    return pd;
+}
+
+}  // namespace dfx::convert::swimlane

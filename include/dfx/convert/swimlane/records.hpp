@@ -1,0 +1,178 @@
+// records: the raw content of chip_swimlane_records.json, in the cycle domain.
+//
+// One struct per stream of the file (spec chip-swimlane.md §2). Field values are
+// what the file says, with two normalisations the reference reader applies
+// anyway: timestamps <= 0 are kept as 0 ("absent": the reader maps them to 0.0
+// us and leaves them out of the time base), and task ids are unsigned 64-bit
+// (negative JSON ids are masked like Python's `t & (2**64-1)`).
+//
+// Phase and orchestrator records also carry their microsecond times, filled
+// in by perf_data once the time base is known, so the converted view does not
+// need a second copy of millions of records.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "dfx/convert/common/json_value.hpp"
+
+namespace dfx::convert::swimlane {
+
+// `aicore_tasks` row: [core_id, task_token_raw, reg_task_id, start, end(, receive_to_start)].
+struct aicore_row {
+    std::uint64_t token = 0;
+    std::uint64_t reg = 0;
+    std::uint64_t start = 0;
+    std::uint64_t end = 0;
+    std::uint64_t r2s = 0;  // 0 in old 5-column ("v2") files
+    std::uint32_t core = 0;
+};
+
+// `aicpu_tasks` row: [core_id, reg_task_id, dispatch, finish].
+struct aicpu_row {
+    std::uint64_t reg = 0;
+    std::uint64_t dispatch = 0;
+    std::uint64_t finish = 0;
+    std::uint32_t core = 0;
+};
+
+// Scheduler phase kinds the tools distinguish (spec §1.3). Everything else,
+// including the legacy scan/poll/idle/fanout/prestage strings, is `other`:
+// the converter does not render those and the analysis ignores them.
+enum class phase_kind : std::uint8_t {
+    complete,
+    async_poll,
+    dispatch,
+    release,
+    resolve,
+    early_dispatch,
+    dummy,
+    drain,
+    drain_prepare,
+    drain_publish,
+    graph_prepare,
+    dummy_task,
+    predicated_skip,
+    other,
+};
+
+inline constexpr const char* phase_kind_names[] = {
+    "complete",      "async_poll",    "dispatch",     "release",  "resolve",
+    "early_dispatch", "dummy",        "drain",        "drain_prepare", "drain_publish",
+    "graph_prepare", "dummy_task",    "predicated_skip", "other",
+};
+
+inline phase_kind phase_kind_from(std::string_view s) noexcept {
+    for (int i = 0; i < static_cast<int>(phase_kind::other); ++i) {
+        if (s == phase_kind_names[i]) return static_cast<phase_kind>(i);
+    }
+    return phase_kind::other;
+}
+inline const char* name_of(phase_kind k) noexcept { return phase_kind_names[static_cast<int>(k)]; }
+
+// One `aicpu_scheduler_phases[thread][i]` object.
+struct sched_record {
+    std::uint64_t start_cycles = 0;
+    std::uint64_t end_cycles = 0;
+    double start_us = 0.0;
+    double end_us = 0.0;
+    std::int64_t loop_iter = 0;
+    std::int64_t tasks_processed = 0;
+    std::int64_t pop_hit = 0;
+    std::int64_t pop_miss = 0;
+    std::uint64_t task_id = 0;
+    std::int32_t depth_start[3] = {0, 0, 0};  // shared_at_start [AIC, AIV, MIX]
+    std::int32_t depth_end[3] = {0, 0, 0};    // shared_at_end
+    phase_kind kind = phase_kind::other;
+    bool has_tasks_processed = false;
+    bool has_task_id = false;
+    bool depths_valid = false;  // both depth arrays present with 3 entries
+};
+
+// A task id as written in an orchestrator record: usually a u64, but the
+// reference treats a negative value as "no task" and echoes it as is.
+struct raw_task_id {
+    std::uint64_t value = 0;
+    bool negative = false;  // value then holds the two's complement bits
+    [[nodiscard]] bool valid() const noexcept { return !negative; }
+};
+
+// One `aicpu_orchestrator_phases[lane][i]` or `host_orchestrator_phases[lane][i]`
+// record (host records are in ns of the host clock instead of cycles).
+struct orch_record {
+    std::uint64_t start = 0;  // cycles (device) or ns (host)
+    std::uint64_t end = 0;
+    double start_us = 0.0;
+    double end_us = 0.0;
+    std::int64_t submit_idx = 0;
+    raw_task_id task_id{0, true};  // absent -> -1
+};
+
+// One `host_device_uploads[i]` object.
+struct host_upload {
+    std::string phase;
+    std::uint64_t start_ns = 0;
+    std::uint64_t end_ns = 0;
+    double start_us = 0.0;
+    double end_us = 0.0;
+    std::string detail_json = "null";  // echoed as the "bytes" argument
+};
+
+// One `metadata.clock_anchors.samples[i]` (only the fields the alignment uses).
+struct clock_sample {
+    std::string position;
+    std::int64_t sample_idx = -1;
+    int128 host_before_ns = 0;
+    int128 device_cycles = 0;
+    int128 host_after_ns = 0;
+    bool usable = false;  // error in {null, 0, ""} and the four integers present
+};
+
+struct clock_anchors {
+    bool present = false;          // metadata.clock_anchors is an object
+    bool samples_is_list = false;  // ... and its samples is an array
+    std::string device_timestamp_unit;  // "" when absent
+    std::string raw_device_timestamp_unit = "syscnt_cycles";
+    bool raw_unit_is_string = true;
+    std::vector<clock_sample> samples;
+};
+
+struct records_metadata {
+    int128 clock_freq_hz = 0;
+    std::vector<std::string> core_types;
+    std::vector<std::int64_t> core_to_thread;
+    std::string orchestrator_source;
+    std::string timeline_relation;  // "" when absent
+    int128 host_orchestration_origin_ns = 0;
+    int128 host_timestamp_quantization_ns = 0;
+    // metadata.host_capture when it is an object: its members in file order
+    // (key, raw JSON) plus the fields the converter checks.
+    std::optional<std::vector<std::pair<std::string, std::string>>> host_capture;
+    std::string host_capture_status;  // "" when absent / null
+    std::optional<int128> host_capture_dropped;
+    std::optional<int128> host_capture_recorded;
+    std::optional<int128> host_capture_expected;
+    clock_anchors anchors;
+};
+
+struct records_file {
+    std::string path;
+    std::optional<int128> level;  // chip_swimlane_level (validated by perf_data)
+    records_metadata meta;
+    std::vector<aicore_row> aicore;
+    std::vector<aicpu_row> aicpu;
+    std::vector<std::vector<sched_record>> sched;
+    std::vector<std::vector<orch_record>> orch;       // device orchestrator lanes
+    std::vector<std::vector<orch_record>> host_orch;  // host orchestrator lanes
+    std::vector<host_upload> uploads;
+
+    // Aggregates gathered while streaming, so no second pass is needed.
+    std::uint64_t base_cycles = 0;        // min non-zero device timestamp of the time base (0: none)
+    std::uint64_t min_device_cycles = 0;  // min / max non-zero device timestamp of any kind,
+    std::uint64_t max_device_cycles = 0;  // for the clock-anchor coverage check
+};
+
+}  // namespace dfx::convert::swimlane

@@ -1,0 +1,262 @@
+// args.bin, written while the run goes: the host drain hands over each
+// collected buffer of payload chunks and their bytes go straight from the
+// transport buffer into the file (one pwritev per run of chunks, no copy in
+// between), so the dump drains at page-cache speed rather than being held
+// in memory.
+//
+// Each batch (one capture call's tensors, record/args_dump_records.hpp) gets
+// a contiguous range of the file when its first chunk arrives, so offsets
+// follow collection order as the reference's do and a payload is never split.
+// After the run, locate() says where a payload landed, or that some of its
+// bytes never arrived (chunks dropped under backpressure, or a write that
+// failed): such a payload is reported, never written short and unflagged.
+//
+// The file is a temporary beside args.bin until commit() renames it in
+// (after fsync), so a crash never leaves an args.bin that looks complete.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fcntl.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "dfx/output/output_error.hpp"
+#include "dfx/record/args_dump_records.hpp"
+
+namespace dfx {
+
+class args_bin_stream {
+public:
+    args_bin_stream(std::filesystem::path final_path, std::uint32_t producers)
+        : final_path_(std::move(final_path)), temp_path_(final_path_.string() + ".tmp." + std::to_string(::getpid())),
+          producers_(producers) {
+        std::error_code ec;
+        std::filesystem::create_directories(final_path_.parent_path(), ec);
+        if (ec) throw output_error(final_path_.string() + ": cannot create its directory: " + ec.message());
+        fd_ = ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd_ < 0) throw output_error(final_path_.string() + ": cannot write: " + std::strerror(errno));
+    }
+    args_bin_stream(const args_bin_stream&) = delete;
+    args_bin_stream& operator=(const args_bin_stream&) = delete;
+    ~args_bin_stream() { discard(); }
+
+    // Drain side: one producer's chunks, in the order it pushed them. Calls
+    // for different producers may run concurrently (each producer's state is
+    // its own; file ranges are reserved atomically). Never throws: a failure
+    // is recorded and the affected payloads are reported as incomplete.
+    void consume(std::uint32_t producer, std::span<const args_payload_chunk> chunks) noexcept {
+        if (producer >= producers_.size()) {
+            note_error("args.bin: chunks from an unknown producer " + std::to_string(producer));
+            return;
+        }
+        producer_state& p = producers_[producer];
+        try {
+            std::size_t i = 0;
+            while (i < chunks.size()) {
+                // A chunk that contradicts itself (or its batch, below) is a
+                // bug somewhere: refuse it before it can reserve file space.
+                batch_state* b = self_consistent(chunks[i]) ? batch_for(p, chunks[i]) : nullptr;
+                if (!b || !valid(chunks[i], *b)) {
+                    note_error("args.bin: a payload chunk does not fit its batch (batch " +
+                               std::to_string(chunks[i].batch) + ")");
+                    ++i;
+                    continue;
+                }
+                // A run: consecutive chunks of one batch, each continuing the last,
+                // land contiguously in the file: one pwritev.
+                iovec iov[max_iov];
+                int n = 0;
+                const std::uint64_t run_start = chunks[i].offset;
+                std::uint64_t run_end = run_start;
+                while (i < chunks.size() && n < max_iov && chunks[i].batch == b->batch && chunks[i].offset == run_end &&
+                       valid(chunks[i], *b)) {
+                    iov[n].iov_base = const_cast<std::byte*>(chunks[i].data);
+                    iov[n].iov_len = chunks[i].size;
+                    run_end += chunks[i].size;
+                    ++n;
+                    ++i;
+                }
+                if (write_all(iov, n, b->file_offset + run_start))
+                    mark_written(p, *b, run_start, run_end);
+                else
+                    failed_bytes_.fetch_add(run_end - run_start, std::memory_order_relaxed);
+            }
+        } catch (const std::exception& e) {
+            note_error(std::string("args.bin: ") + e.what());
+        }
+    }
+
+    // After the drain stopped: the file offset of a payload's first byte, or
+    // nothing when any of its bytes is missing.
+    std::optional<std::uint64_t> locate(std::uint32_t producer, std::uint64_t batch, std::uint64_t offset,
+                                        std::uint64_t size) const {
+        if (producer >= producers_.size()) return std::nullopt;
+        const producer_state& p = producers_[producer];
+        const auto it = std::lower_bound(p.batches.begin(), p.batches.end(), batch,
+                                         [](const batch_state& b, std::uint64_t id) { return b.batch < id; });
+        if (it == p.batches.end() || it->batch != batch || offset + size > it->size) return std::nullopt;
+        if (!contains(p, *it, offset, offset + size)) return std::nullopt;
+        return it->file_offset + offset;
+    }
+
+    std::uint64_t bytes_written() const noexcept { return written_bytes_.load(std::memory_order_relaxed); }
+    std::uint64_t bytes_reserved() const noexcept { return next_offset_.load(std::memory_order_relaxed); }
+    std::uint64_t bytes_failed() const noexcept { return failed_bytes_.load(std::memory_order_relaxed); }
+    std::string error() const {
+        std::lock_guard lock(error_mutex_);
+        return error_;
+    }
+
+    // Moves the finished file into place as args.bin: sized to every range
+    // handed out (a range whose chunks never came reads as zeros), synced,
+    // renamed. Throws output_error.
+    void commit() {
+        if (fd_ < 0) throw output_error(final_path_.string() + ": already committed or discarded");
+        bool ok = ::ftruncate(fd_, static_cast<off_t>(bytes_reserved())) == 0;
+        ok = ::fsync(fd_) == 0 && ok;
+        const int saved = errno;
+        ok = ::close(fd_) == 0 && ok;
+        fd_ = -1;
+        std::error_code ec;
+        if (!ok) {
+            std::filesystem::remove(temp_path_, ec);
+            throw output_error(final_path_.string() + ": cannot write: " + std::strerror(saved ? saved : errno));
+        }
+        std::filesystem::rename(temp_path_, final_path_, ec);
+        if (ec) {
+            std::filesystem::remove(temp_path_, ec);
+            throw output_error(final_path_.string() + ": cannot move into place: " + ec.message());
+        }
+    }
+
+    // Drops the temporary file (nothing to publish, or an error).
+    void discard() noexcept {
+        if (fd_ < 0) return;
+        ::close(fd_);
+        fd_ = -1;
+        std::error_code ec;
+        std::filesystem::remove(temp_path_, ec);
+    }
+
+private:
+    static constexpr int max_iov = 1024;  // IOV_MAX on Linux
+
+    struct batch_state {
+        std::uint64_t batch = 0;
+        std::uint64_t size = 0;
+        std::uint64_t file_offset = 0;
+        std::uint64_t written_end = 0;  // [0, written_end) reached the file, while no gap was seen
+        bool gapped = false;            // a chunk is missing: the exact ranges are in producer_state::gaps
+    };
+
+    struct producer_state {
+        std::vector<batch_state> batches;  // in arrival order, which is batch order
+        std::map<std::uint64_t, std::vector<std::pair<std::uint64_t, std::uint64_t>>> gaps;  // batch -> written ranges
+    };
+
+    static bool self_consistent(const args_payload_chunk& c) noexcept {
+        return c.size > 0 && c.size <= args_payload_chunk_bytes && c.offset <= c.batch_size &&
+               c.size <= c.batch_size - c.offset;
+    }
+    static bool valid(const args_payload_chunk& c, const batch_state& b) noexcept {
+        return self_consistent(c) && c.batch_size == b.size;
+    }
+
+    // The chunk's batch, created (with its file range) when first seen.
+    batch_state* batch_for(producer_state& p, const args_payload_chunk& c) {
+        if (!p.batches.empty() && p.batches.back().batch == c.batch) return &p.batches.back();
+        if (!p.batches.empty() && p.batches.back().batch > c.batch) {
+            note_error("args.bin: payload chunks out of order (batch " + std::to_string(c.batch) + ")");
+            return nullptr;
+        }
+        batch_state b;
+        b.batch = c.batch;
+        b.size = c.batch_size;
+        b.file_offset = next_offset_.fetch_add(c.batch_size, std::memory_order_relaxed);
+        p.batches.push_back(b);
+        return &p.batches.back();
+    }
+
+    void mark_written(producer_state& p, batch_state& b, std::uint64_t begin, std::uint64_t end) {
+        written_bytes_.fetch_add(end - begin, std::memory_order_relaxed);
+        if (!b.gapped && begin == b.written_end) {
+            b.written_end = end;
+            return;
+        }
+        auto& ranges = p.gaps[b.batch];
+        if (!b.gapped) {
+            b.gapped = true;
+            if (b.written_end > 0) ranges.emplace_back(0, b.written_end);
+        }
+        if (!ranges.empty() && ranges.back().second == begin)
+            ranges.back().second = end;
+        else
+            ranges.emplace_back(begin, end);
+    }
+
+    static bool contains(const producer_state& p, const batch_state& b, std::uint64_t begin, std::uint64_t end) {
+        if (begin == end) return true;
+        if (!b.gapped) return end <= b.written_end;
+        const auto it = p.gaps.find(b.batch);
+        if (it == p.gaps.end()) return false;
+        for (const auto& [first, last] : it->second)
+            if (first <= begin && end <= last) return true;
+        return false;
+    }
+
+    bool write_all(iovec* iov, int count, std::uint64_t offset) noexcept {
+        while (count > 0) {
+            const ssize_t n = ::pwritev(fd_, iov, count, static_cast<off_t>(offset));
+            if (n < 0) {
+                if (errno == EINTR) continue;
+                note_error(std::string("args.bin: write failed: ") + std::strerror(errno));
+                return false;
+            }
+            offset += static_cast<std::uint64_t>(n);
+            auto left = static_cast<std::size_t>(n);
+            while (count > 0 && left >= iov->iov_len) {
+                left -= iov->iov_len;
+                ++iov;
+                --count;
+            }
+            if (count > 0) {
+                iov->iov_base = static_cast<char*>(iov->iov_base) + left;
+                iov->iov_len -= left;
+            }
+        }
+        return true;
+    }
+
+    void note_error(std::string message) noexcept {
+        try {
+            std::lock_guard lock(error_mutex_);
+            if (error_.empty()) error_ = std::move(message);
+        } catch (...) {
+        }
+    }
+
+    std::filesystem::path final_path_;
+    std::filesystem::path temp_path_;
+    int fd_ = -1;
+    std::vector<producer_state> producers_;  // sized once: concurrent consume() calls touch disjoint entries
+    std::atomic<std::uint64_t> next_offset_{0};
+    std::atomic<std::uint64_t> written_bytes_{0};
+    std::atomic<std::uint64_t> failed_bytes_{0};
+    mutable std::mutex error_mutex_;
+    std::string error_;
+};
+
+}  // namespace dfx

@@ -1,0 +1,212 @@
+// The host half of the args dump: per scheduler thread a channel of
+// argument records and a channel of payload chunks; the chunks stream into
+// args.bin as they are drained (output/args_bin_stream.hpp), the records are
+// kept, and at the end args_dump.json is written with every argument
+// resolved against the file.
+//
+//   dfx::channel_registry channels;
+//   dfx::args_dump_host host(level, prefix, {.scheduler_threads = n}, channels);
+//   host.start();
+//   // per scheduler thread (collect/role_sinks.hpp):
+//   auto sink = channels.sink<dfx::scheduler_sink<G, dfx::block<>>>(t);
+//   ...view.before_dispatch(...) / view.after_completion(...)...
+//   host.stop();
+//   dfx::write_accounting(stderr, "args dump", host.report());
+//   dfx::write_args_dump_report(stderr, host.summary());
+//   host.write();     // <prefix>/args_dump/args_dump.json and args.bin
+//
+// The prefix is given up front, unlike the other collectors' write(prefix):
+// payload bytes go to disk while the run goes, so a dump larger than memory
+// is fine. Nothing captured (level 1 with no marks) writes nothing.
+#pragma once
+
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "dfx/output/args_bin_stream.hpp"
+#include "dfx/output/args_dump_json.hpp"
+#include "dfx/output/channel_registry.hpp"
+#include "dfx/output/output_error.hpp"
+#include "dfx/policy/dump_level.hpp"
+#include "dfx/transport/transport_host.hpp"
+
+namespace dfx {
+
+struct args_dump_layout {
+    std::uint32_t scheduler_threads = 1;
+    // Argument records per thread: the reference's 8 buffers x 256 records.
+    channel_size records{8, 256};
+    // Payload chunks (4 KiB) per thread. Their capacity is the arena: 32 x
+    // 1024 chunks hold ~126 MiB, about the reference's 128 MiB; a tensor
+    // larger than that is truncated to half and flagged.
+    channel_size payload{32, 1024};
+};
+
+// What the run captured and lost, for the report and the tests.
+struct args_dump_summary {
+    int level = 0;
+    std::uint64_t args = 0;               // argument records collected (entries in args_dump.json)
+    std::uint64_t dropped_records = 0;    // argument records lost in transport
+    std::uint64_t dropped_chunks = 0;     // payload chunks lost in transport
+    std::uint64_t lost_payloads = 0;      // arguments whose bytes did not all reach args.bin ("overwritten")
+    std::uint64_t truncated = 0;          // tensors larger than the arena
+    std::uint64_t bin_bytes = 0;          // size of args.bin
+    std::string write_error;              // the first args.bin I/O error, if any
+};
+
+// One line of totals, and one per kind of loss.
+inline void write_args_dump_report(std::FILE* out, const args_dump_summary& s) {
+    std::fprintf(out, "args dump (level %d): %" PRIu64 " arguments, %" PRIu64 " bytes in args.bin, %" PRIu64
+                      " truncated\n",
+                 s.level, s.args, s.bin_bytes, s.truncated);
+    if (s.dropped_records > 0)
+        std::fprintf(out, "  LOST %" PRIu64 " argument records in transport (\"dropped_records\" in args_dump.json)\n",
+                     s.dropped_records);
+    if (s.lost_payloads > 0 || s.dropped_chunks > 0)
+        std::fprintf(out,
+                     "  LOST the bytes of %" PRIu64 " arguments (%" PRIu64 " payload chunks dropped); they are marked "
+                     "\"overwritten\" with bin_size 0\n",
+                     s.lost_payloads, s.dropped_chunks);
+    if (!s.write_error.empty()) std::fprintf(out, "  ERROR %s\n", s.write_error.c_str());
+}
+
+template <class MemoryOps = host_memory>
+class args_dump_host {
+public:
+    args_dump_host(int level, std::filesystem::path prefix, args_dump_layout layout, channel_registry& channels,
+                   transport_options options = {})
+        : level_(level), prefix_(std::move(prefix)), layout_(layout), transport_(options) {
+        if (level_ < 1 || level_ > 2)
+            throw output_error("args dump: dump level in [1, 2] expected, got " + std::to_string(level_));
+        if (layout_.scheduler_threads == 0) throw output_error("args dump: the layout has no scheduler threads");
+        if (layout_.payload.buffers == 0 || layout_.payload.records_per_buffer == 0)
+            throw output_error("args dump: the payload arena must not be empty");
+        const auto dir = prefix_ / args_dump_dir_name;
+        created_dir_ = !std::filesystem::exists(dir);
+        bin_ = std::make_unique<args_bin_stream>(dir / args_bin_name, layout_.scheduler_threads);
+        records_.resize(layout_.scheduler_threads);
+        for (std::uint32_t t = 0; t < layout_.scheduler_threads; ++t) {
+            auto& into = records_[t];
+            auto records = transport_.template add_channel<args_dump_record>(
+                "args dump", t, layout_.records.buffers, layout_.records.records_per_buffer,
+                [&into](std::span<const args_dump_record> rs) { into.insert(into.end(), rs.begin(), rs.end()); });
+            auto payload = transport_.template add_channel<args_payload_chunk>(
+                "args dump payload", t, layout_.payload.buffers, layout_.payload.records_per_buffer,
+                [bin = bin_.get(), t](std::span<const args_payload_chunk> chunks) { bin->consume(t, chunks); });
+            if (!records.device_block || !payload.device_block)
+                throw output_error("args dump: cannot allocate the buffers of scheduler thread " + std::to_string(t));
+            channels.add(t, records);
+            channels.add(t, payload);
+        }
+    }
+
+    // From the policy type selection hands the host (config/selection.hpp: select_host).
+    template <int Level>
+    args_dump_host(dump_level<Level>, std::filesystem::path prefix, args_dump_layout layout, channel_registry& channels,
+                   transport_options options = {})
+        : args_dump_host(Level, std::move(prefix), layout, channels, options) {
+        static_assert(Level != 0, "dfx::args_dump_host: the dump is off (dump_level<0>): there is nothing to collect");
+    }
+
+    ~args_dump_host() {
+        transport_.stop();  // no drain thread may touch the file past this point
+        bin_->discard();    // an uncommitted file is not an artefact
+        remove_dir_if_empty();
+    }
+
+    int level() const noexcept { return level_; }
+    // Bytes in the payload arena of each thread: tensors above it are truncated to half.
+    std::uint64_t arena_bytes() const noexcept {
+        return std::uint64_t{layout_.payload.buffers} * layout_.payload.records_per_buffer * args_payload_chunk_bytes;
+    }
+
+    void start() { transport_.start(); }
+    void stop() { transport_.stop(); }
+    std::vector<channel_report> report() const { return transport_.report(); }
+
+    // Live while the run goes: payload bytes already in args.bin.
+    std::uint64_t payload_bytes_written() const noexcept { return bin_->bytes_written(); }
+
+    // After stop(): every argument collected, resolved against args.bin, in
+    // the reference's order.
+    std::vector<args_dump_entry> entries() const {
+        std::vector<args_dump_entry> out;
+        for (std::uint32_t t = 0; t < records_.size(); ++t)
+            for (const auto& r : records_[t]) {
+                args_dump_entry e;
+                e.record = r;
+                if (r.kind == dump_arg_kind::tensor && r.payload_size > 0) {
+                    const auto at = bin_->locate(t, r.payload_batch, r.payload_offset, r.payload_size);
+                    if (at) {
+                        e.bin_offset = *at;
+                        e.bin_size = r.payload_size;
+                    } else {
+                        e.overwritten = true;
+                    }
+                }
+                out.push_back(e);
+            }
+        sort_args_dump(out);
+        return out;
+    }
+
+    args_dump_summary summary() const {
+        args_dump_summary s;
+        s.level = level_;
+        for (const auto& c : transport_.report()) {
+            if (c.name == "args dump") s.dropped_records += c.dropped;
+            else s.dropped_chunks += c.dropped;
+        }
+        for (const auto& e : entries()) {
+            ++s.args;
+            s.lost_payloads += e.overwritten ? 1 : 0;
+            s.truncated += e.record.truncated ? 1 : 0;
+        }
+        s.bin_bytes = bin_->bytes_reserved();
+        s.write_error = bin_->error();
+        return s;
+    }
+
+    // After stop(): args.bin and args_dump.json under <prefix>/args_dump/,
+    // or nothing at all when no argument was captured. Returns the JSON's
+    // path, or an empty path.
+    std::filesystem::path write() {
+        if (written_) throw output_error("args dump: write() was already called");
+        written_ = true;
+        const std::vector<args_dump_entry> all = entries();
+        if (all.empty()) {
+            bin_->discard();
+            remove_dir_if_empty();
+            return {};
+        }
+        args_dump_header header;
+        header.level = level_;
+        header.dropped_records = summary().dropped_records;
+        bin_->commit();  // the payloads first: the manifest names them
+        return write_args_dump_json_file(prefix_, header, all);
+    }
+
+private:
+    void remove_dir_if_empty() noexcept {
+        std::error_code ec;
+        const auto dir = prefix_ / args_dump_dir_name;
+        if (created_dir_ && std::filesystem::is_empty(dir, ec) && !ec) std::filesystem::remove(dir, ec);
+    }
+
+    int level_;
+    std::filesystem::path prefix_;
+    args_dump_layout layout_;
+    bool created_dir_ = false;
+    bool written_ = false;
+    std::unique_ptr<args_bin_stream> bin_;  // kept after commit: entries() still resolves against it
+    std::vector<std::vector<args_dump_record>> records_;
+    transport_host<MemoryOps> transport_;  // last: destroyed first, its drain threads write into the members above
+};
+
+}  // namespace dfx

@@ -1,0 +1,181 @@
+// args_dump.json's writer (spec A3.1) against the reference's own file, the
+// scalar value rendering table, and args.bin's assembly from payload chunks.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "dfx/output/args_bin_stream.hpp"
+#include "dfx/output/args_dump_json.hpp"
+#include "reference_dump.hpp"
+
+namespace {
+
+template <class Write>
+std::string to_string(Write write) {
+    char* data = nullptr;
+    std::size_t size = 0;
+    std::FILE* f = open_memstream(&data, &size);
+    {
+        dfx::text_writer out(f);
+        write(out);
+    }
+    std::fclose(f);
+    std::string s(data, size);
+    std::free(data);
+    return s;
+}
+
+std::string scalar(dfx::dtype type, std::uint64_t raw) {
+    return to_string([&](dfx::text_writer& out) { dfx::write_args_dump_scalar(out, static_cast<std::uint8_t>(type), raw); });
+}
+
+std::uint64_t float_bits(float f) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    return bits;
+}
+
+}  // namespace
+
+TEST_CASE("the reference's args_dump.json is rebuilt byte for byte from its records, in collection order") {
+    const auto ref = dump_test::load_reference_dump();
+    REQUIRE(ref.entries.size() == 63);
+    // Fed in the order the reference collected them (not its file order), so
+    // the sort is exercised: stage before arg_index, and the 22 SPMD blocks
+    // of task 0x...0a keep their args.bin order.
+    auto entries = dump_test::collection_order(ref.entries);
+    bool permuted = false;
+    for (std::size_t i = 0; i < entries.size(); ++i)
+        permuted |= entries[i].record.task_id != ref.entries[i].record.task_id ||
+                    entries[i].record.arg_index != ref.entries[i].record.arg_index;
+    REQUIRE(permuted);
+    dfx::sort_args_dump(entries);
+    dfx::args_dump_header header;
+    header.level = ref.level;
+    header.dropped_records = ref.dropped_records;
+    const std::string ours = to_string([&](dfx::text_writer& out) { dfx::write_args_dump_json(out, header, entries); });
+    CHECK(ours == ref.json);
+}
+
+TEST_CASE("scalar values: FLOAT32 as C++ streams print it, ints by width and sign, others as raw u64") {
+    CHECK(scalar(dfx::dtype::float32, float_bits(0.5f)) == "0.5");
+    CHECK(scalar(dfx::dtype::float32, float_bits(1.0f)) == "1.0");            // ".0" added
+    CHECK(scalar(dfx::dtype::float32, float_bits(0.0883883476f)) == "0.0883883");  // 6 significant digits
+    CHECK(scalar(dfx::dtype::float32, float_bits(100000.0f)) == "100000.0");
+    CHECK(scalar(dfx::dtype::float32, float_bits(1234567.0f)) == "1.23457e+06");
+    CHECK(scalar(dfx::dtype::float32, float_bits(1e-7f)) == "1e-07");
+    CHECK(scalar(dfx::dtype::float32, float_bits(-0.0f)) == "-0.0");
+    CHECK(scalar(dfx::dtype::float32, float_bits(std::numeric_limits<float>::quiet_NaN())) == "null");
+    CHECK(scalar(dfx::dtype::float32, float_bits(std::numeric_limits<float>::infinity())) == "\"$Inf\"");
+    CHECK(scalar(dfx::dtype::float32, float_bits(-std::numeric_limits<float>::infinity())) == "\"-$Inf\"");
+    CHECK(scalar(dfx::dtype::float32, 0xFFFFFFFF00000000ULL | float_bits(2.0f)) == "2.0");  // low 4 bytes only
+    CHECK(scalar(dfx::dtype::int32, 0xFFFFFFFDULL) == "-3");
+    CHECK(scalar(dfx::dtype::uint32, 0xABCDFFFFFFFFULL) == "4294967295");
+    CHECK(scalar(dfx::dtype::boolean, 2) == "true");
+    CHECK(scalar(dfx::dtype::boolean, 0) == "false");
+    CHECK(scalar(dfx::dtype::int64, ~0ULL) == "-1");
+    CHECK(scalar(dfx::dtype::uint64, ~0ULL) == "18446744073709551615");
+    CHECK(scalar(dfx::dtype::int8, 0xFF) == "255");
+    CHECK(scalar(dfx::dtype::float16, 0x3C00) == "15360");  // not decoded, as the reference
+}
+
+TEST_CASE("an entry: ambiguous flag, MIX func ids, a lost payload written as bin 0/0 overwritten") {
+    dfx::args_dump_entry e;
+    e.record.task_id = 0x100000002ULL;
+    e.record.func_ids[0] = 11;
+    e.record.func_ids[1] = 12;
+    e.record.func_count = 2;
+    e.record.arg_index = 1;
+    e.record.role = dfx::dump_role::inout;
+    e.record.stage = dfx::dump_stage::after_completion;
+    e.record.dtype = static_cast<std::uint8_t>(dfx::dtype::bfloat16);
+    e.record.ndims = 1;
+    e.record.shape[0] = 8;
+    e.record.strides[0] = 1;
+    e.record.flags = dfx::dump_flag_ambiguous;
+    e.record.payload_size = 16;
+    e.bin_offset = 4096;  // ignored: nothing of it is in args.bin
+    e.overwritten = true;
+    CHECK(to_string([&](dfx::text_writer& out) { dfx::write_args_dump_entry(out, e); }) ==
+          R"({"task_id": "0x0000000100000002", "func_id": [11, 12], "arg_index": 1, "role": "inout", "stage": "after_completion", "kind": "tensor", "dtype": "BFLOAT16", "is_contiguous": true, "shape": [8], "strides": [1], "start_offset": 0, "numel": 8, "arg_index_ambiguous": true, "bin_offset": 0, "bin_size": 0, "truncated": false, "overwritten": true})");
+}
+
+namespace {
+
+dfx::args_payload_chunk chunk(std::uint64_t batch, std::uint64_t batch_size, std::uint64_t offset, std::uint32_t size,
+                              char fill) {
+    dfx::args_payload_chunk c{};
+    c.batch = batch;
+    c.batch_size = batch_size;
+    c.offset = offset;
+    c.size = size;
+    std::memset(c.data, fill, size);
+    return c;
+}
+
+}  // namespace
+
+TEST_CASE("args.bin: batches get contiguous ranges in arrival order; a missing chunk fails only what it covers") {
+    const auto dir = dump_test::fresh_prefix("bin_stream");
+    constexpr std::uint32_t full = dfx::args_payload_chunk_bytes;
+    std::uint64_t p0_at = 0, b0_at = 0, b1_at = 0;
+    {
+        dfx::args_bin_stream bin(dir / "args.bin", 2);
+        // Producer 0, batch 0: 3 chunks, the middle one lost in transport.
+        const std::vector<dfx::args_payload_chunk> p0 = {chunk(0, 2 * full + 10, 0, full, 'a'),
+                                                         chunk(0, 2 * full + 10, 2 * full, 10, 'c')};
+        // Producer 1, batches 5 and 6 (numbers are the producer's own chunk counts).
+        const std::vector<dfx::args_payload_chunk> p1 = {chunk(5, 100, 0, 100, 'x'), chunk(6, 50, 0, 50, 'y')};
+        bin.consume(1, p1);
+        bin.consume(0, p0);
+        CHECK(bin.bytes_reserved() == 150 + 2 * full + 10);
+        CHECK(bin.bytes_written() == 150 + full + 10);
+        CHECK(bin.error().empty());
+
+        // Producer 1 arrived first: its batches come first in the file.
+        REQUIRE(bin.locate(1, 5, 0, 100));
+        b0_at = *bin.locate(1, 5, 0, 100);
+        b1_at = *bin.locate(1, 6, 0, 50);
+        CHECK(b0_at == 0);
+        CHECK(b1_at == 100);
+        p0_at = *bin.locate(0, 0, 0, full);
+        CHECK(p0_at == 150);
+        CHECK(bin.locate(0, 0, 100, full - 100) == p0_at + 100);          // inside the first chunk
+        CHECK_FALSE(bin.locate(0, 0, full - 1, 2).has_value());            // crosses into the lost chunk
+        CHECK_FALSE(bin.locate(0, 0, full + 5, 10).has_value());           // inside the lost chunk
+        CHECK(bin.locate(0, 0, 2 * full, 10) == p0_at + 2 * full);         // after it
+        CHECK_FALSE(bin.locate(0, 1, 0, 1).has_value());                   // a batch that never arrived
+        CHECK_FALSE(bin.locate(1, 5, 90, 20).has_value());                 // past the batch's end
+        CHECK(bin.locate(1, 5, 7, 0) == b0_at + 7);                        // empty payload: nothing to miss
+
+        // A chunk that contradicts its batch is refused and reported.
+        const std::vector<dfx::args_payload_chunk> bad = {chunk(6, 999, 0, 10, 'z')};
+        bin.consume(1, bad);
+        CHECK(bin.error().find("does not fit its batch") != std::string::npos);
+        bin.commit();
+    }
+    const std::string bytes = dump_test::read_file(dir / "args.bin");
+    REQUIRE(bytes.size() == 150 + 2 * full + 10);
+    CHECK(bytes.substr(0, 100) == std::string(100, 'x'));
+    CHECK(bytes.substr(100, 50) == std::string(50, 'y'));
+    CHECK(bytes.substr(150, full) == std::string(full, 'a'));
+    CHECK(bytes.substr(150 + full, full) == std::string(full, '\0'));  // the lost chunk's range reads as zeros
+    CHECK(bytes.substr(150 + 2 * full, 10) == std::string(10, 'c'));
+}
+
+TEST_CASE("args.bin: an uncommitted file is removed, never left looking complete") {
+    const auto dir = dump_test::fresh_prefix("bin_discard");
+    {
+        dfx::args_bin_stream bin(dir / "args.bin", 1);
+        const std::vector<dfx::args_payload_chunk> c = {chunk(0, 10, 0, 10, 'q')};
+        bin.consume(0, c);
+    }
+    CHECK(std::filesystem::is_empty(dir));
+}

@@ -1,0 +1,483 @@
+#!/usr/bin/env python3
+"""End-to-end tests of `dfx deps`, `dfx dump`, `dfx critical-path` and `dfx pmu`.
+
+Usage: cli_tests.py TEST_NAME DFX_EXE SOURCE_ROOT
+
+Goldens are either the reference tools' outputs (tests/conformance) or files
+written by hand from the specs (tests/convert_deps/*example*); nothing here is
+produced by dfx itself. Each test exits non-zero with a message on failure.
+"""
+
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+TEST, DFX, ROOT = sys.argv[1], sys.argv[2], Path(sys.argv[3])
+CONF = ROOT / "tests" / "conformance"
+HERE = ROOT / "tests" / "convert_deps"
+
+
+def fail(msg):
+    print(f"FAIL [{TEST}]: {msg}")
+    sys.exit(1)
+
+
+def run(args, cwd, env=None):
+    return subprocess.run([DFX, *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=120)
+
+
+def normalise(text):
+    return [line.rstrip() for line in text.splitlines()]
+
+
+def same_text(got, want, what):
+    g, w = normalise(got), normalise(want)
+    if g != w:
+        for i, (a, b) in enumerate(zip(g, w)):
+            if a != b:
+                fail(f"{what}: line {i + 1} differs:\n  got:  {a!r}\n  want: {b!r}")
+        fail(f"{what}: {len(g)} lines, expected {len(w)}")
+
+
+def workdir(src=None):
+    d = Path(tempfile.mkdtemp(prefix="dfx-deps-test-"))
+    if src:
+        shutil.copytree(src, d, dirs_exist_ok=True)
+        for p in d.rglob("*"):
+            p.chmod(0o755 if p.is_dir() else 0o644)
+    return d
+
+
+def expect_one_error_line(r, file_hint, what):
+    if r.returncode == 0:
+        fail(f"{what}: exit 0, expected an error")
+    lines = [line for line in r.stderr.splitlines() if line.strip()]
+    if len(lines) != 1:
+        fail(f"{what}: expected one error line, got {len(lines)}: {r.stderr!r}")
+    if file_hint not in lines[0]:
+        fail(f"{what}: error line does not name {file_hint!r}: {lines[0]!r}")
+
+
+# ---------------------------------------------------------------- deps: text
+
+
+def test_golden_deps():
+    """deps_viewer.txt of every conformance case with a deps.json."""
+    for case in ["l1_small", "l3_deps", "l4_deps", "l4_host"]:
+        out = workdir() / "out.txt"
+        r = run(["deps", "deps.json", "-o", str(out)], cwd=CONF / case)
+        if r.returncode != 0:
+            fail(f"{case}: exit {r.returncode}: {r.stderr}")
+        same_text(out.read_text(), (CONF / case / "expected" / "deps_viewer.txt").read_text(), case)
+        if not r.stdout.startswith(f"Wrote {out} ("):
+            fail(f"{case}: unexpected stdout {r.stdout!r}")
+
+
+def spec_example_dir():
+    return workdir(HERE / "spec_example")
+
+
+def test_spec_example_text():
+    """dep-gen.md §2.5: default output beside the input, golden written from the spec."""
+    d = spec_example_dir()
+    r = run(["deps_viewer", "deps.json"], cwd=d)  # the reference alias
+    if r.returncode != 0:
+        fail(r.stderr)
+    if r.stdout.strip() != "Wrote deps_viewer.txt (3 tasks, 3 unique edges, 3 annotated edges, format=text)":
+        fail(f"stdout {r.stdout!r}")
+    want = (d / "expected_deps_viewer.txt").read_text().replace("<path as given>/deps.json", "deps.json")
+    same_text((d / "deps_viewer.txt").read_text(), want, "spec example")
+
+
+def test_spec_example_reduced():
+    """0->2 is implied by 0->1->2; 0->1 is a creator edge and is kept anyway."""
+    d = spec_example_dir()
+    r = run(["deps", "deps.json", "--edge-mode", "reduced"], cwd=d)
+    if r.returncode != 0:
+        fail(r.stderr)
+    want = ["Transitive reduction: removed 1 redundant edge(s) of 3 (2 kept)", "  - 0 -> 2",
+            "Wrote deps_viewer_reduced.txt (3 tasks, 2 unique edges, 2 annotated edges, format=text)"]
+    if r.stdout.splitlines() != want:
+        fail(f"stdout {r.stdout!r}")
+    text = (d / "deps_viewer_reduced.txt").read_text()
+    if "TASK 2 kind=submit func_id=[2,-1,-1] SPMD block num = 4 fanin=1 fanout=0" not in text:
+        fail("task 2 should keep one predecessor")
+    r = run(["deps", "deps.json", "--edge-mode", "omitted", "-o", "om.txt"], cwd=d)
+    if r.stdout.splitlines()[0] != "Redundant edges only: showing 1 redundant edge(s) of 3":
+        fail(f"omitted stdout {r.stdout!r}")
+    if "  unique_task_edges: 1" not in (d / "om.txt").read_text():
+        fail("omitted text should hold the one redundant edge")
+
+
+def test_cycle_fallback():
+    d = workdir()
+    (d / "deps.json").write_text(json.dumps({"tasks": [], "tensors": [], "edges": [
+        {"pred": "1", "succ": "2"}, {"pred": "2", "succ": "1"}, {"pred": "1", "succ": "3"}]}))
+    r = run(["deps", "deps.json", "--edge-mode", "reduced"], cwd=d)
+    if r.returncode != 0 or "cycle" not in r.stderr or not (d / "deps_viewer.txt").exists():
+        fail(f"expected the full graph with a cycle warning: rc={r.returncode} {r.stderr!r}")
+
+
+def test_name_map_and_sidecar():
+    """A sibling name_map*.json names kernels; a sibling swimlane records file adds its tasks (as alloc)."""
+    d = spec_example_dir()
+    (d / "name_map_case.json").write_text(json.dumps({"callable_id_to_name": {"0": "a", "1": "b", "2": "c"}}))
+    records = {"chip_swimlane_level": 1, "metadata": {"clock_freq_hz": 50000000, "num_cores": 1, "core_types": ["aiv"]},
+               "aicore_tasks": [[0, 99, 1, 100, 200, 1]], "aicpu_tasks": []}
+    (d / "chip_swimlane_records.json").write_text(json.dumps(records))
+    r = run(["deps", "deps.json", "-o", "o.txt"], cwd=d)
+    if r.returncode != 0:
+        fail(r.stderr)
+    text = (d / "o.txt").read_text()
+    for line in ["  func_name_map: yes", "  tasks: 4", "TASK 99 kind=alloc func_id=none fanin=0 fanout=0"]:
+        if line not in text.splitlines():
+            fail(f"missing line {line!r}")
+    # --func-names overrides discovery; an unreadable map is a warning, not an error.
+    (d / "bad.json").write_text("{")
+    r = run(["deps", "deps.json", "-o", "o2.txt", "--func-names", "bad.json"], cwd=d)
+    if r.returncode != 0 or "Warning: couldn't read bad.json" not in r.stderr:
+        fail(f"bad name map: rc={r.returncode} {r.stderr!r}")
+    if "  func_name_map: no" not in (d / "o2.txt").read_text().splitlines():
+        fail("an unreadable name map must leave names empty")
+
+
+def fmt_task(t, pairs):
+    return f"({(t >> 32) & 0xFF}, {t & 0xFFFFFFFF})" if pairs else str(t & 0xFFFFFFFF)
+
+
+def test_reduction_oracle():
+    """Structural reduction against the naive reachability algorithm of dep-gen.md §3.5."""
+    total_removed = 0
+    for case in ["l1_small", "l3_deps", "l4_deps", "l4_host"]:
+        data = json.load(open(CONF / case / "deps.json"))
+        pairs, creator = set(), set()
+        for e in data["edges"]:
+            p, s = int(e["pred"]), int(e["succ"])
+            pairs.add((p, s))
+            if e.get("source") == "creator":
+                creator.add((p, s))
+        succ = {}
+        for p, s in pairs:
+            succ.setdefault(p, set()).add(s)
+
+        def reach(v, memo={}):
+            if v not in memo:
+                out = set()
+                for w in succ.get(v, ()):
+                    out |= {w} | reach(w)
+                memo[v] = out
+            return memo[v]
+
+        removed = set()
+        for u, vs in succ.items():
+            indirect = set().union(*(reach(w) for w in vs))
+            removed |= {(u, v) for v in vs if v in indirect and (u, v) not in creator}
+        nodes = {n for pq in pairs for n in pq} | {int(t["task_id"]) for t in data["tasks"] if any(k >= 0 for k in t["kernel_ids"])}
+        ring = any((n >> 32) & 0xFF for n in nodes)
+        want = sorted(f"  - {fmt_task(p, ring)} -> {fmt_task(s, ring)}" for p, s in removed)
+        r = run(["deps", "deps.json", "--edge-mode", "reduced", "-o", str(workdir() / "x.txt")], cwd=CONF / case)
+        got = sorted(line for line in r.stdout.splitlines() if line.startswith("  - "))
+        if got != want:
+            fail(f"{case}: {len(got)} removed edges, oracle says {len(want)}")
+        total_removed += len(removed)
+    if total_removed == 0:
+        fail("the oracle found nothing to remove anywhere; the test would prove nothing")
+
+
+def test_dataflow_modes():
+    """Dataflow modes run on real data and never remove more than structural reduction without protection."""
+    for case in ["l3_deps", "l4_deps"]:
+        out = workdir()
+        r = run(["deps", "deps.json", "--edge-mode", "reduced_dataflow", "-o", str(out / "x.txt")], cwd=CONF / case)
+        if r.returncode != 0 or not r.stdout.startswith("Dataflow-verified transitive reduction: removed "):
+            fail(f"{case}: {r.returncode} {r.stdout[:200]!r} {r.stderr!r}")
+        m = re.match(r"Dataflow-verified transitive reduction: removed (\d+) redundant edge\(s\) of (\d+) \((\d+) kept\)", r.stdout)
+        removed, total, kept = map(int, m.groups())
+        if removed + kept != total:
+            fail(f"{case}: counts do not add up: {r.stdout.splitlines()[0]}")
+
+
+# ---------------------------------------------------------------- deps: HTML
+
+FAKE_DOM = r"""
+// A minimal DOM, enough to run the page script and press keys.
+const handlers = {};
+function el(id) {
+  return { id, style: {}, classList: { add() {}, remove() {} }, innerHTML: '', clientWidth: 1000, clientHeight: 500,
+           addEventListener(t, f) { handlers[id + ':' + t] = f; }, querySelector() { return null; },
+           querySelectorAll() { return []; }, getBoundingClientRect() { return { left: 0, top: 0, width: 1000, height: 500 }; } };
+}
+const svg = el('svg');
+svg.removeAttribute = () => {};
+svg.getBoundingClientRect = () => ({ left: 0, top: 0, width: 4000 * scaleNow(), height: 1000 * scaleNow() });
+svg.contains = () => true;
+function scaleNow() { const m = /scale\(([^)]+)\)/.exec(svg.style.transform || ''); return m ? Number(m[1]) : 1; }
+const stage = el('stage');
+stage.querySelector = (q) => (q === 'svg' ? svg : null);
+const nodes = { stage, detail: el('detail') };
+global.document = { getElementById: (id) => nodes[id] || el(id), addEventListener: (t, f) => { handlers['doc:' + t] = f; },
+                    createElementNS: () => el('x') };
+global.window = { addEventListener: (t, f) => { handlers['win:' + t] = f; } };
+global.requestAnimationFrame = (f) => f();
+"""
+
+
+def page_script(html):
+    m = re.search(r"<script>\n(.*)</script>", html, re.S)
+    if not m:
+        fail("no inline script")
+    return m.group(1)
+
+
+def test_html_page():
+    d = spec_example_dir()
+    r = run(["deps", "deps.json", "--format", "html", "--engine", "dot"], cwd=d)
+    if r.returncode != 0:
+        fail(r.stderr)
+    if r.stdout.strip() != "Wrote deps_viewer.html (3 nodes, 3 edges, engine=dot, format=html)":
+        fail(f"stdout {r.stdout!r}")
+    html = (d / "deps_viewer.html").read_text()
+    if "<svg" not in html or html.count('class="node"') != 3 or html.count('class="edge"') != 3:
+        fail("the page must inline the SVG with 3 nodes and 3 edges")
+    if re.search(r"""(src|href)\s*=\s*["'](https?:)?//""", html) or "<link" in html:
+        fail("the page must be self-contained")
+    if "<title>deps.json \u2014 3 nodes, 3 edges</title>" not in html:
+        fail("title")
+    if '"T0_2":4' not in html:
+        fail("the SPMD block num of task 2 must be in spmdBlocks")
+    # Run the page script on a fake DOM: first paint fits, r resets, f fits again.
+    js = FAKE_DOM + page_script(html) + r"""
+const fitted = svg.style.transform;
+handlers['doc:keydown']({ key: 'r' });
+if (svg.style.transform !== 'translate(0px, 0px) scale(1)') throw new Error('r did not reset: ' + svg.style.transform);
+handlers['doc:keydown']({ key: 'f' });
+if (svg.style.transform !== fitted || !/scale\(0\.2375\)/.test(fitted)) throw new Error('f did not fit: ' + svg.style.transform);
+console.log('keys ok');
+"""
+    if shutil.which("node"):
+        p = subprocess.run(["node", "-e", js], capture_output=True, text=True, timeout=60)
+        if p.returncode != 0 or "keys ok" not in p.stdout:
+            fail(f"page script: {p.stdout} {p.stderr}")
+    # Reduced mode: the background edge is drawn in its own layer under the selected ones.
+    r = run(["deps", "deps.json", "--format", "html", "--edge-mode", "reduced", "--engine", "sfdp"], cwd=d)
+    if r.returncode != 0:
+        fail(r.stderr)
+    html = (d / "deps_viewer_reduced.html").read_text()
+    hidden = html.find('class="edge-layer hidden-edge-layer"')
+    visible = html.find('class="edge-layer visible-edge-layer"')
+    first_node = html.find('class="node"')
+    if not (0 < hidden < visible < first_node):
+        fail("edge layers must come before the nodes, hidden first")
+    if "Wrote deps_viewer_reduced.html (3 nodes, 2 visible edges, 3 layout edges, engine=sfdp, format=html)" not in r.stdout:
+        fail(f"stdout {r.stdout!r}")
+    # Rich nodes with tensor rows and ports.
+    r = run(["deps", "deps.json", "--format", "html", "--show-tensor-info", "-o", "rich.html"], cwd=d)
+    if r.returncode != 0 or "arg0 INPUT T0:float32" not in (d / "rich.html").read_text():
+        fail(f"rich mode: {r.stderr}")
+
+
+def test_html_errors():
+    d = spec_example_dir()
+    r = run(["deps", "deps.json", "--format", "html"], cwd=d, env={"PATH": "/nonexistent"})
+    expect_one_error_line(r, "Graphviz 'dot' not found", "missing graphviz")
+    if (d / "deps_viewer.html").exists():
+        fail("no page may be written when the layout fails")
+    r = run(["deps", "deps.json", "--engine", "neato"], cwd=d)
+    if r.returncode != 2 or r.stderr.strip() != "error: --engine is only valid with --format html":
+        fail(f"--engine without html: {r.returncode} {r.stderr!r}")
+    r = run(["deps", "deps.json", "--format", "pdf"], cwd=d)
+    if r.returncode != 2:
+        fail("a bad --format must exit 2")
+
+
+def test_deps_bad_input():
+    d = spec_example_dir()
+    good = (d / "deps.json").read_text()
+    cases = {
+        "truncated.json": good[: len(good) // 2],
+        "array.json": "[1, 2]",
+        "edges_number.json": '{"edges": 5}',
+        "bad_literal.json": '{"tasks": [], "edges": [tru]}',
+        "empty.json": "",
+        "trailing.json": '{"edges": []} x',
+        "bad_string.json": '{"edges": [{"pred": "1\x01", "succ": "2"}]}',
+    }
+    for name, text in cases.items():
+        (d / name).write_text(text)
+        expect_one_error_line(run(["deps", name, "-o", "o.txt"], cwd=d), name, name)
+    r = run(["deps", "missing.json"], cwd=d)
+    if r.returncode != 1 or r.stderr.strip() != "missing.json not found.":
+        fail(f"missing input: {r.returncode} {r.stderr!r}")
+    # Entries the reference drops silently are dropped, with one warning.
+    (d / "lenient.json").write_text(json.dumps({"edges": [{"pred": "x", "succ": "1"}, 7, {"pred": 1, "succ": "2"}]}))
+    r = run(["deps", "lenient.json", "-o", "o.txt"], cwd=d)
+    if r.returncode != 0 or "  unique_task_edges: 1" not in (d / "o.txt").read_text():
+        fail(f"lenient input: {r.returncode} {r.stderr!r}")
+
+
+# ---------------------------------------------------------------- dump
+
+
+def test_golden_dump():
+    r = run(["dump_viewer", "args_dump"], cwd=CONF / "l4_deps")
+    if r.returncode != 0:
+        fail(r.stderr)
+    same_text(r.stdout, (CONF / "l4_deps" / "expected" / "dump_viewer.stdout").read_text(), "dump_viewer")
+
+
+def test_dump_example():
+    """args-dump-and-pmu.md §A3.3: listing, filters and exports (goldens written by hand)."""
+    d = workdir(HERE / "dump_example")
+    r = run(["dump", "args_dump"], cwd=d)
+    same_text(r.stdout, (d / "expected_list.stdout").read_text(), "listing")
+    r = run(["dump", "args_dump", "--stage", "before", "--role", "input", "--arg", "1"], cwd=d)
+    if not r.stdout.startswith("Filtered: 1/5 args\nAdd --export to save these args to args_dump/txt\n\n"):
+        fail(f"filtered header {r.stdout!r}")
+    r = run(["dump", "args_dump", "-e"], cwd=d)
+    if r.returncode != 0 or "Exported 5 arg(s) to args_dump/txt" not in r.stdout:
+        fail(f"export: {r.stdout} {r.stderr}")
+    for want in d.glob("expected_task_*.txt"):
+        got = d / "args_dump" / "txt" / want.name.removeprefix("expected_")
+        same_text(got.read_text(), want.read_text(), want.name)
+    r = run(["dump", "args_dump", "-i", "9"], cwd=d)
+    if r.returncode != 1 or "out of range (0-4)" not in r.stderr:
+        fail(f"--index range: {r.stderr!r}")
+    r = run(["dump", "args_dump", "-t", "0x1"], cwd=d)
+    if r.returncode != 1 or "Valid task_ids (showing first 1): 0x0000000000000000" not in r.stderr:
+        fail(f"--task: {r.stderr!r}")
+
+
+def test_dump_bad_input():
+    d = workdir(HERE / "dump_example")
+    manifest = d / "args_dump" / "args_dump.json"
+    good = manifest.read_text()
+    variants = {
+        "truncated": good[:700],
+        "missing key": good.replace('"shape": [2, 3], "strides": [3, 1], "start_offset": 0, "numel": 6, "bin_offset": 48',
+                                    '"strides": [3, 1], "start_offset": 0, "numel": 6, "bin_offset": 48'),
+        "wrong type": good.replace('"arg_index": 4,', '"arg_index": "four",'),
+        "args not array": '{"args": {}}',
+    }
+    for what, text in variants.items():
+        if text == good:
+            fail(f"{what}: the variant did not change the file")
+        manifest.write_text(text)
+        expect_one_error_line(run(["dump", "args_dump"], cwd=d), "args_dump.json", what)
+    manifest.write_text(good)
+    (d / "args_dump" / "args.bin").unlink()
+    expect_one_error_line(run(["dump", "args_dump", "-i", "0"], cwd=d), "args.bin", "missing args.bin")
+
+
+# ---------------------------------------------------------------- critical path
+
+
+def test_critical_path():
+    """A hand-computed case: clock 1 MHz (1 tick = 1 us), three tasks on two cores.
+
+    task 1: core 0 [0, 10); task 2: core 1 [12, 20) after 1 (data); task 3: core 0 [20, 30)
+    after 2 (data) and after task 1 on core 0.  Observed path: 1 (front), 2 (data-wait,
+    stall 2), 3 (data-wait) -> compute 28, stall 2, makespan 30.  Static CPM = 10+8+10 = 28.
+    """
+    d = workdir() / "run"
+    d.mkdir()
+    (d / "chip_swimlane_records.json").write_text(json.dumps({
+        "chip_swimlane_level": 2, "metadata": {"clock_freq_hz": 1000000, "num_cores": 2, "core_types": ["aic", "aiv"]},
+        "aicore_tasks": [[0, 1, 1, 100, 110, 1], [1, 2, 1, 112, 120, 1], [0, 3, 2, 120, 130, 1]],
+        "aicpu_tasks": []}))
+    (d / "deps.json").write_text(json.dumps({"tasks": [
+        {"task_id": "1", "kernel_ids": [0, -1, -1]}, {"task_id": "2", "kernel_ids": [-1, 1, -1]},
+        {"task_id": "3", "kernel_ids": [2, -1, -1]}], "tensors": [],
+        "edges": [{"pred": "1", "succ": "2"}, {"pred": "2", "succ": "3"}]}))
+    (d / "name_map_x.json").write_text(json.dumps({"callable_id_to_name": {"0": "load_0_aic", "1": "mid", "2": "store"}}))
+    r = run(["critical-path", str(d.parent)], cwd=d.parent)
+    if r.returncode != 0:
+        fail(r.stderr)
+    want = "[run] makespan=0.030ms  CPM=0.03ms(93%)  compute=93.3%  stall=6.7% (data-wait 6.7%)"
+    if want not in r.stdout.splitlines():
+        fail(f"summary: {r.stdout!r}")
+    report = (d / "critical_path_report.md").read_text()
+    for line in ["- **static CPM path**: 0.028 ms (93.3% of makespan) over 3 tasks",
+                 "  - tiling check: compute+stall = 30 ticks vs makespan 30 ticks (exact)",
+                 "| load | 0.010 | 33.3% | 0.000 | 1 |",
+                 "| 1 | mid | 8.0 | 8.0 (26.67%) | 2.0 (6.67%) | data-wait |"]:
+        if line not in report.splitlines():
+            fail(f"report lacks {line!r}")
+    r = run(["critical-path", str(d.parent / "nope")], cwd=d.parent)
+    if r.returncode != 2:
+        fail("a missing path must exit 2")
+    r = run(["critical-path", str(d.parent), "--report", "a/b.md"], cwd=d.parent)
+    if r.returncode != 2:
+        fail("--report with a path must exit 2")
+
+
+# ---------------------------------------------------------------- pmu
+
+PMU_HEADER = ("thread_id,core_id,task_id,func_id,core_type,pmu_total_cycles,vec_busy_cycles,cube_busy_cycles,"
+              "scalar_busy_cycles,mte1_busy_cycles,mte2_busy_cycles,mte3_busy_cycles,icache_miss,icache_req,event_type")
+
+
+def test_pmu():
+    """The MIX example of args-dump-and-pmu.md §B3; expected values computed by hand."""
+    d = workdir()
+    (d / "pmu.csv").write_text(PMU_HEADER + "\n"
+                               "0,0,0x0000000000000000,3,0,52110,0,40960,1830,12000,20480,0,12,901,2\n"
+                               "0,1,0x0000000000000000,4,1,51870,30210,0,2100,0,8800,6400,9,760,2\n"
+                               "0,2,0x0000000000000000,5,1,51902,30188,0,2098,0,8790,6410,9,758,2\n"
+                               "1,27,0x0000000100000004,1,1,9120,2048,0,640,0,512,256,3,210,2\n")
+    (d / "name_map_x.json").write_text(json.dumps({"callable_id_to_name": {"3": "mm_aic", "4": "mm_aiv"}}))
+    r = run(["pmu", "pmu.csv"], cwd=d)
+    if r.returncode != 0:
+        fail(r.stderr)
+    lines = r.stdout.splitlines()
+    if lines[0] != "pmu.csv: 4 rows, 2 tasks, 4 cores, event_type 2 (PIPE_UTILIZATION)":
+        fail(f"header {lines[0]!r}")
+    def row(first):
+        return next((line.split() for line in lines if line.split()[:1] == [first]), None)
+    # mm_aic: 1 row, 52110 cycles, cube busy 40960/52110 = 78.6 %, icache_req 901 per row
+    mm = row("mm_aic")
+    if mm is None or mm[1:7] != ["3", "aic", "1", "1", "52110", "52110.0"] or mm[8] != "78.6" or mm[-1] != "901.0":
+        fail(f"mm_aic row {mm}")
+    # f5 (no name): vec busy 30188/51902 = 58.2 %
+    f5 = row("f5")
+    if f5 is None or f5[7] != "58.2":
+        fail(f"f5 row {f5}")
+    core27 = row("27")
+    if core27 is None or core27[1:6] != ["aiv", "1", "1", "9120", "9120.0"]:
+        fail(f"core 27 row {core27}")
+    bad = {"empty.csv": "", "header.csv": "a,b,c\n", "fields.csv": PMU_HEADER + "\n0,0,0x0,1\n",
+           "number.csv": PMU_HEADER + "\n0,0,0x0,3,0,x,0,0,0,0,0,0,0,0,2\n",
+           "task.csv": PMU_HEADER + "\n0,0,17,3,0,1,0,0,0,0,0,0,0,0,2\n"}
+    for name, text in bad.items():
+        (d / name).write_text(text)
+        expect_one_error_line(run(["pmu", name], cwd=d), name, name)
+
+
+# ---------------------------------------------------------------- scale
+
+
+def test_large_generated():
+    """A generated deps.json of 20k tasks: converts, with the expected counts."""
+    d = workdir()
+    gen = ROOT / "bench" / "gen_deps_json.py"
+    subprocess.run([sys.executable, str(gen), "20000", str(d / "deps.json")], check=True)
+    r = run(["deps", "deps.json", "-o", "o.txt"], cwd=d)
+    if r.returncode != 0:
+        fail(r.stderr)
+    m = re.match(r"Wrote o.txt \((\d+) tasks, (\d+) unique edges, (\d+) annotated edges, format=text\)", r.stdout)
+    if not m or not 19000 < int(m.group(1)) < 21000 or int(m.group(2)) < 20000:
+        fail(f"stdout {r.stdout!r}")
+
+
+TESTS = {name[5:]: fn for name, fn in globals().items() if name.startswith("test_")}
+
+if __name__ == "__main__":
+    if TEST not in TESTS:
+        fail(f"unknown test; known: {', '.join(TESTS)}")
+    TESTS[TEST]()
+    print(f"ok [{TEST}]")

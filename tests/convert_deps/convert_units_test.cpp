@@ -1,0 +1,180 @@
+// Unit specification of the small pieces the deps / dump / pmu converters are
+// built from: Python-compatible formatting, lenient id parsing, the streaming
+// reader, edge-mode interval arithmetic and the DOT / page helpers.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "dfx/convert/common/json_object_stream.hpp"
+#include "dfx/convert/common/py_format.hpp"
+#include "dfx/convert/common/py_json.hpp"
+#include "dfx/convert/common/py_path.hpp"
+#include "dfx/convert/deps/critical_path.hpp"
+#include "dfx/convert/deps/deps_html.hpp"
+#include "dfx/convert/deps/edge_modes.hpp"
+#include "dfx/convert/deps/task_id.hpp"
+#include "dfx/convert/dump/dump_viewer.hpp"
+
+using namespace dfx::convert;
+
+TEST_CASE("py_float_repr prints what Python's repr prints") {
+    CHECK(py_float_repr(0.5) == "0.5");
+    CHECK(py_float_repr(1.0) == "1.0");
+    CHECK(py_float_repr(-0.0) == "-0.0");
+    CHECK(py_float_repr(1e16) == "1e+16");
+    CHECK(py_float_repr(1e15) == "1000000000000000.0");
+    CHECK(py_float_repr(0.0001) == "0.0001");
+    CHECK(py_float_repr(0.00001) == "1e-05");
+    CHECK(py_float_repr(1.2345678901234567e-300) == "1.2345678901234568e-300");
+    CHECK(py_float_repr(2.5e-5) == "2.5e-05");
+    CHECK(py_float_repr(0.1 + 0.2) == "0.30000000000000004");
+    CHECK(py_float_repr(123456.0) == "123456.0");
+}
+
+TEST_CASE("py_format_g matches format(x, '.6g')") {
+    CHECK(py_format_g(1234567.0, 6) == "1.23457e+06");
+    CHECK(py_format_g(0.25, 6) == "0.25");
+    CHECK(py_format_g(-1.0, 4) == "-1");
+    CHECK(py_format_g(-std::nan(""), 6) == "nan");
+}
+
+TEST_CASE("py_path normalises like pathlib") {
+    CHECK(py_path("./a//b/") == "a/b");
+    CHECK(py_path("") == ".");
+    CHECK(py_path("/x/./y") == "/x/y");
+    CHECK(py_path_join(".", "deps_viewer.txt") == "deps_viewer.txt");
+    CHECK(py_path_join("args_dump/", "txt") == "args_dump/txt");
+    CHECK(py_path_parent("deps.json") == ".");
+    CHECK(py_path_parent("a/b/deps.json") == "a/b");
+}
+
+TEST_CASE("ids parse with int() leniency: strings, numbers, floats, negatives wrap") {
+    simdjson::ondemand::parser parser;
+    auto first = [&](const char* json) {
+        simdjson::padded_string p{std::string(json)};
+        auto doc = parser.iterate(p);
+        simdjson::ondemand::array a = doc.get_array();
+        simdjson::ondemand::value v = *a.begin();
+        return py_int_u64(v);
+    };
+    CHECK(first("[\"4294967296\"]") == 4294967296u);
+    CHECK(first("[\" 1_000 \"]") == 1000u);
+    CHECK(first("[7]") == 7u);
+    CHECK(first("[7.9]") == 7u);
+    CHECK(first("[-1]") == UINT64_MAX);
+    CHECK(first("[true]") == 1u);
+    CHECK_FALSE(first("[\"0x10\"]").has_value());
+    CHECK_FALSE(first("[null]").has_value());
+    CHECK_FALSE(first("[\"99999999999999999999999\"]").has_value());
+}
+
+namespace {
+
+struct recorder final : json_member_handler {
+    std::vector<std::string> seen;
+    member_use use(std::string_view key) override {
+        seen.push_back("key:" + std::string(key));
+        return key == "a" ? member_use::elements : key == "b" ? member_use::value : member_use::skip;
+    }
+    void value(std::string_view key, simdjson::padded_string_view json) override {
+        seen.push_back(std::string(key) + "=" + std::string(std::string_view(json)));
+    }
+    void element(std::string_view key, std::size_t i, simdjson::padded_string_view json) override {
+        seen.push_back(std::string(key) + "[" + std::to_string(i) + "]=" + std::string(std::string_view(json)));
+    }
+    void array_end(std::string_view key, std::size_t n) override { seen.push_back(std::string(key) + " len " + std::to_string(n)); }
+};
+
+std::string write_temp(const std::string& text) {
+    static int n = 0;
+    const std::string path = (std::filesystem::temp_directory_path() / ("dfx-units-" + std::to_string(n++) + ".json")).string();
+    std::ofstream(path) << text;
+    return path;
+}
+
+}  // namespace
+
+TEST_CASE("json_object_stream delivers members and elements across block boundaries") {
+    const std::string text = R"({"skip": [1, {"x": "]"}], "a": [{"k": "v\"}"}, 2.5e3, "s", [], null], "b": {"c": [true]}})";
+    // Every block size, down to one byte, must give the same result.
+    std::vector<std::string> expected;
+    for (std::size_t block : {std::size_t{1} << 20, std::size_t{1}, std::size_t{2}, std::size_t{7}}) {
+        recorder r;
+        json_object_stream(write_temp(text), false, block).run(r);
+        if (expected.empty()) expected = r.seen;
+        CHECK(r.seen == expected);
+    }
+    const std::vector<std::string> want = {"key:skip", "skip len 2", "key:a", R"(a[0]={"k": "v\"}"})", "a[1]=2.5e3",
+                                           R"(a[2]="s")", "a[3]=[]", "a[4]=null", "a len 5", "key:b", R"(b={"c": [true]})"};
+    CHECK(expected == want);
+}
+
+TEST_CASE("json_object_stream rejects malformed JSON with the file and byte offset") {
+    for (const char* bad : {R"({"a": [1, 2})", R"({"a": tru})", R"({"a": 01})", R"({"a": "x)", R"({"a" 1})", R"({"a": 1,})",
+                            R"({"a": [1 2]})", "[1]", R"({"a": "\q"})", R"({"a": -})", "{} {}"}) {
+        recorder r;
+        const std::string path = write_temp(bad);
+        CAPTURE(bad);
+        try {
+            json_object_stream(path, false, 3).run(r);
+            FAIL("accepted malformed JSON");
+        } catch (const input_error& e) {
+            CHECK(std::string(e.what()).find(path) == 0);
+        }
+    }
+}
+
+TEST_CASE("interval helpers: merge, intersect, cover") {
+    using deps::detail::intervals;
+    CHECK(deps::detail::merge_intervals({{5, 7}, {0, 2}, {2, 4}, {6, 9}}) == intervals{{0, 4}, {5, 9}});
+    CHECK(deps::detail::intersect_intervals({{0, 4}, {5, 9}}, {{3, 6}}) == intervals{{3, 4}, {5, 6}});
+    CHECK(deps::detail::intervals_cover({{0, 4}}, {{0, 2}, {2, 4}}));
+    CHECK_FALSE(deps::detail::intervals_cover({{0, 4}}, {{0, 2}, {3, 4}}));
+}
+
+TEST_CASE("task ids print as local ids, or (ring, local) once any task is off ring 0") {
+    CHECK(deps::task_formatter({1, 2})(2) == "2");
+    CHECK(deps::task_formatter({1, (1ull << 32) | 3})(2) == "(0, 2)");
+    CHECK(deps::dot_node_id((1ull << 32) | 3) == "T1_3");
+}
+
+TEST_CASE("page helpers") {
+    CHECK(deps::detail::json_quote("a\u00B7b</script>") == "\"a\\u00b7b\\u003c/script\\u003e\"");
+    CHECK(deps::detail::xml_unescape("edge hidden&#45;edge") == "edge hidden-edge");
+    const std::string svg =
+        "<svg><g id=\"graph0\" class=\"graph\">\n<title>deps</title>\n<!-- a -->\n<g id=\"node1\" class=\"node\"><title>a</title></g>\n"
+        "<!-- a&#45;&gt;b -->\n<g id=\"edge1\" class=\"edge hidden&#45;edge\"><path/></g>\n"
+        "<g id=\"edge2\" class=\"edge\"><path/></g>\n</g>\n</svg>";
+    const std::string layered = deps::detail::layer_svg_edges(svg);
+    const auto hidden = layered.find("hidden-edge-layer"), visible = layered.find("visible-edge-layer");
+    const auto node = layered.find("id=\"node1\""), e1 = layered.find("id=\"edge1\""), e2 = layered.find("id=\"edge2\"");
+    CHECK(hidden < e1);
+    CHECK(e1 < visible);
+    CHECK(visible < e2);
+    CHECK(e2 < node);
+    CHECK(layered.find("</svg>") != std::string::npos);
+}
+
+TEST_CASE("kernel families drop a block index and an aic/aiv suffix") {
+    CHECK(deps::detail::kernel_family("gate_0_aic") == "gate");
+    CHECK(deps::detail::kernel_family("exp_up_mm_2") == "exp_up_mm");
+    CHECK(deps::detail::kernel_family("x_aic_3") == "x_aic");
+    CHECK(deps::detail::kernel_family("plain") == "plain");
+}
+
+TEST_CASE("dump elements decode like the reference viewer") {
+    const unsigned char half_one[] = {0x00, 0x3C};    // 1.0 in IEEE half
+    const unsigned char bf16_pi[] = {0x49, 0x40};     // 3.140625 in bfloat16
+    const unsigned char i8[] = {0xFF};
+    CHECK(dump::format_element(half_one, "FLOAT16") == "1");
+    CHECK(dump::format_element(bf16_pi, "BFLOAT16") == "3.14");
+    CHECK(dump::format_element(i8, "INT8") == "-1");
+    CHECK(dump::format_element(i8, "UINT8") == "255");
+    CHECK(dump::format_element(i8, "BOOL") == "True");
+    CHECK(dump::format_element(i8, "FP8E4M3FN") == "0xff");
+}

@@ -1,0 +1,60 @@
+// Number output: Python repr for metadata floats, 6-decimal microseconds for
+// trace timestamps, and the atomic file commit.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "dfx/convert/common/json_writer.hpp"
+#include "scratch_dir.hpp"
+
+using swimlane_test::scratch_dir;
+
+namespace {
+
+std::string repr(double x) {
+    char buf[48];
+    return std::string(buf, dfx::convert::py_float_chars(buf, x));
+}
+
+}  // namespace
+
+TEST_CASE("py_float_chars matches Python's repr(float)") {
+    // Expected strings are Python 3.11's repr of the same doubles.
+    CHECK(repr(10.0) == "10.0");
+    CHECK(repr(2.3000000000000003) == "2.3000000000000003");
+    CHECK(repr(1e16) == "1e+16");
+    CHECK(repr(1e15) == "1000000000000000.0");
+    CHECK(repr(1e-5) == "1e-05");
+    CHECK(repr(0.0001) == "0.0001");
+    CHECK(repr(-0.0) == "-0.0");
+    CHECK(repr(123456789012345678.0) == "1.2345678901234568e+17");
+    CHECK(repr(5e-324) == "5e-324");
+    CHECK(repr(-13.740000000000002) == "-13.740000000000002");
+    CHECK(repr(9999999999999998.0) == "9999999999999998.0");
+}
+
+TEST_CASE("trace microseconds: at most 6 decimals, integral values keep '.0'") {
+    scratch_dir dir;
+    const auto path = dir.file("us.json");
+    {
+        dfx::convert::json_file_writer w(path);
+        for (double x : {2.3000000000000003, 10.0, 0.0, -0.0, 0.02, -1.5, 13.740000000000002, 0.0000004, 1e12}) {
+            w.append_us(x);
+            w.push_back(' ');
+        }
+        w.commit();
+    }
+    CHECK(swimlane_test::slurp(path) == "2.3 10.0 0.0 -0.0 0.02 -1.5 13.74 0.0 1000000000000.0 ");
+}
+
+TEST_CASE("an uncommitted writer leaves no file behind") {
+    scratch_dir dir;
+    const auto path = dir.file("partial.json");
+    {
+        dfx::convert::json_file_writer w(path);
+        w.append("{\"traceEvents\": [");
+    }
+    CHECK_FALSE(std::filesystem::exists(path));
+    CHECK_FALSE(std::filesystem::exists(path + ".tmp"));
+}

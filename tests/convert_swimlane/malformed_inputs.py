@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""Bad input to `dfx swimlane` / `dfx sched-overhead`: one clear error line, non-zero exit.
+
+Every case writes a broken input next to a valid deps.json, runs the converter and
+checks that it
+  - exits with status 1 (never a crash signal or a hang: each run has a timeout),
+  - prints exactly one line on stderr, starting "Error: ", naming the file and
+    containing the expected fragment of the explanation,
+  - leaves no output file behind (the trace is written atomically).
+
+Usage: malformed_inputs.py DFX
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+# The spec's illustrative level-4 capture (chip-swimlane.md §2.8).
+VALID = {
+    "chip_swimlane_level": 4,
+    "metadata": {"clock_freq_hz": 50000000, "num_cores": 2, "core_types": ["aic", "aiv"], "core_to_thread": [0, 0]},
+    "aicore_tasks": [[0, 4294967296, 1, 1000120, 1000620, 5], [1, 4294967297, 1, 1000660, 1001160, 4]],
+    "aicpu_tasks": [[0, 1, 1000108, 1000630], [1, 1, 1000648, 1001170]],
+    "aicpu_scheduler_phases": [
+        [
+            {"kind": "dispatch", "start_cycles": 1000100, "end_cycles": 1000110, "loop_iter": 1,
+             "tasks_processed": 1, "pop_hit": 1, "pop_miss": 0, "shared_at_start": [1, 0, 0],
+             "shared_at_end": [0, 0, 0]},
+            {"kind": "complete", "start_cycles": 1000625, "end_cycles": 1000640, "loop_iter": 40,
+             "tasks_processed": 1, "shared_at_start": [0, 0, 0], "shared_at_end": [0, 1, 0]},
+        ],
+        [], [], [],
+    ],
+    "aicpu_orchestrator_phases": [[
+        {"submit_idx": 0, "task_id": 4294967296, "start_cycles": 1000000, "end_cycles": 1000050},
+        {"submit_idx": 1, "task_id": 4294967297, "start_cycles": 1000060, "end_cycles": 1000100},
+    ]],
+}
+DEPS = {"tasks": [{"task_id": "4294967296", "kernel_ids": [0, -1, -1], "block_num": 1},
+                  {"task_id": "4294967297", "kernel_ids": [-1, 1, -1], "block_num": 1}],
+        "edges": [{"pred": "4294967296", "succ": "4294967297"}]}
+
+
+def with_change(change):
+    doc = json.loads(json.dumps(VALID))
+    change(doc)
+    return json.dumps(doc, indent=2)
+
+
+def text_of_valid():
+    return json.dumps(VALID, indent=2)
+
+
+# (name, records text, expected fragment of the error line)
+CASES = [
+    ("empty file", "", "truncated"),
+    ("truncated in the middle", text_of_valid()[: len(text_of_valid()) // 2], "truncated"),
+    ("truncated inside a number", '{"chip_swimlane_level": 4, "aicore_tasks": [[0, 1, 2, 3', "truncated"),
+    ("not JSON", "hello world", "expected a JSON object at the top level"),
+    ("garbage inside an unknown key", '{"x": [1, @]}', "unexpected character '@'"),
+    ("top level is an array", "[1, 2, 3]", "expected a JSON object"),
+    ("trailing garbage", text_of_valid() + " }", "after the end of the JSON document"),
+    ("missing comma", text_of_valid().replace('"aicpu_tasks"', ' "x": 1 "aicpu_tasks"', 1), "expected ','"),
+    ("missing chip_swimlane_level", with_change(lambda d: d.pop("chip_swimlane_level")), "missing chip_swimlane_level"),
+    ("unsupported level", with_change(lambda d: d.update(chip_swimlane_level=7)), "Unsupported chip_swimlane_level: 7"),
+    ("level is a string", with_change(lambda d: d.update(chip_swimlane_level="four")), "chip_swimlane_level: expected an integer"),
+    ("missing clock_freq_hz", with_change(lambda d: d["metadata"].pop("clock_freq_hz")), "clock_freq_hz"),
+    ("token is a string", with_change(lambda d: d["aicore_tasks"][1].__setitem__(1, "x")),
+     "aicore_tasks[1][1]: expected an integer, found a string"),
+    ("row too short", with_change(lambda d: d["aicore_tasks"].__setitem__(0, [0, 1, 2, 3])), "expected 5 or 6 columns"),
+    ("aicpu row too long", with_change(lambda d: d["aicpu_tasks"][0].append(9)), "expected 4 columns"),
+    ("row is an object", with_change(lambda d: d["aicore_tasks"].__setitem__(0, {"a": 1})), "aicore_tasks[0]"),
+    ("aicore_tasks is an object", with_change(lambda d: d.update(aicore_tasks={"a": 1})), "aicore_tasks: expected an array"),
+    ("huge integer", text_of_valid().replace("1000120", "123456789012345678901234567890", 1), "out of range"),
+    ("float timestamp", text_of_valid().replace("1000120", "1000120.5", 1), "non-integer number"),
+    ("phase kind is a number", with_change(lambda d: d["aicpu_scheduler_phases"][0][0].update(kind=3)),
+     "aicpu_scheduler_phases[0][0].kind: expected a string"),
+    ("core_to_thread huge", with_change(lambda d: d["metadata"].update(core_to_thread=[0, 99999])),
+     "core_to_thread[1]"),
+    ("negative core id", with_change(lambda d: d["aicore_tasks"][0].__setitem__(0, -1)), "core_id out of range"),
+    ("deep nesting in an unknown key", '{"x": ' + "[" * 100000 + "]" * 100000 + "}", "nesting too deep"),
+    ("bad escape", '{"chip_swimlane_level": 4, "x": "\\q"}', "invalid escape"),
+    ("ambiguous orchestrator", with_change(lambda d: d["metadata"].update(orchestrator_source="host")),
+     "both AICPU and host orchestrator phases"),
+]
+
+
+def check(dfx, tmp, name, args, expected_fragment, file_named, failures):
+    out = os.path.join(tmp, "out.json")
+    if os.path.exists(out):
+        os.remove(out)
+    try:
+        run = subprocess.run([dfx, *args, "-o", out] if args[0] == "swimlane" else [dfx, *args],
+                             cwd=tmp, capture_output=True, text=True, timeout=60, check=False)
+    except subprocess.TimeoutExpired:
+        failures.append(f"{name}: timed out")
+        return
+    err = run.stderr.splitlines()
+    problems = []
+    if run.returncode != 1:
+        problems.append(f"exit status {run.returncode} (expected 1)")
+    if len(err) != 1:
+        problems.append(f"{len(err)} stderr lines (expected 1): {err[:3]}")
+    elif not err[0].startswith("Error: ") or expected_fragment not in err[0] or file_named not in err[0]:
+        problems.append(f"stderr {err[0]!r} lacks 'Error: ', {file_named!r} or {expected_fragment!r}")
+    if os.path.exists(out):
+        problems.append("an output file was left behind")
+    if problems:
+        failures.append(f"{name}: " + "; ".join(problems))
+    else:
+        print(f"ok   {name}: {err[0]}")
+
+
+def main(argv):
+    dfx = os.path.abspath(argv[1])
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, "deps.json"), "w", encoding="utf-8") as f:
+            json.dump(DEPS, f)
+        records = os.path.join(tmp, "records.json")
+        for name, text, fragment in CASES:
+            with open(records, "w", encoding="utf-8") as f:
+                f.write(text)
+            check(dfx, tmp, name, ["swimlane", "records.json"], fragment, "records.json", failures)
+            check(dfx, tmp, name + " (sched-overhead)", ["sched-overhead", "--chip-swimlane-records-json",
+                                                         "records.json"], fragment, "records.json", failures)
+
+        # A valid records file with problems elsewhere.
+        with open(records, "w", encoding="utf-8") as f:
+            f.write(text_of_valid())
+        check(dfx, tmp, "missing input", ["swimlane", "nope.json"], "Input file not found", "nope.json", failures)
+        check(dfx, tmp, "missing name map", ["swimlane", "records.json", "--func-names", "names.json"],
+              "Func names JSON not found", "names.json", failures)
+        with open(os.path.join(tmp, "names.json"), "w", encoding="utf-8") as f:
+            f.write('{"callable_id_to_name": {"0": 5}}')
+        check(dfx, tmp, "name map with a number as name", ["swimlane", "records.json", "--func-names", "names.json"],
+              "expected a string", "names.json", failures)
+        check(dfx, tmp, "kernel config", ["swimlane", "records.json", "-k", "kernel_config.py"],
+              "not supported", "kernel_config.py", failures)
+        with open(os.path.join(tmp, "bad_deps.json"), "w", encoding="utf-8") as f:
+            f.write(json.dumps(DEPS)[:40])
+        check(dfx, tmp, "truncated deps.json (sched-overhead)",
+              ["sched-overhead", "--chip-swimlane-records-json", "records.json", "--deps-json", "bad_deps.json"],
+              "failed to read deps.json", "bad_deps.json", failures)
+
+        # For the converter a broken deps.json is only a warning: it still converts.
+        run = subprocess.run([dfx, "swimlane", "records.json", "--deps-json", "bad_deps.json", "-o", "ok.json"],
+                             cwd=tmp, capture_output=True, text=True, timeout=60, check=False)
+        if run.returncode != 0 or "Warning: failed to read bad_deps.json" not in run.stderr:
+            failures.append(f"broken deps.json should warn and convert: rc={run.returncode} {run.stderr!r}")
+        else:
+            print("ok   broken deps.json: warning, conversion done")
+
+    for f in failures:
+        print("FAIL " + f)
+    print(f"{len(CASES) * 2 + 7 - len(failures)} passed, {len(failures)} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

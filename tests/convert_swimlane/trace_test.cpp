@@ -1,0 +1,217 @@
+// The merged trace for the spec's example (chip-swimlane.md §4.11) and for
+// SPMD / no-deps variants: processes, labels, slices, flows and bind ids.
+#include <doctest/doctest.h>
+
+#include <simdjson.h>
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dfx/convert/common/json_writer.hpp"
+#include "dfx/convert/swimlane/deps_graph.hpp"
+#include "dfx/convert/swimlane/name_map.hpp"
+#include "dfx/convert/swimlane/perf_data.hpp"
+#include "dfx/convert/swimlane/trace_writer.hpp"
+#include "scratch_dir.hpp"
+
+namespace sw = dfx::convert::swimlane;
+using swimlane_test::scratch_dir;
+
+namespace {
+
+constexpr const char* records = R"({
+  "chip_swimlane_level": 4,
+  "metadata": {"clock_freq_hz": 50000000, "num_cores": 2, "core_types": ["aic", "aiv"], "core_to_thread": [0, 0]},
+  "aicore_tasks": [[0, 4294967296, 1, 1000120, 1000620, 5], [1, 4294967297, 1, 1000660, 1001160, 4]],
+  "aicpu_tasks": [[0, 1, 1000108, 1000630], [1, 1, 1000648, 1001170]],
+  "aicpu_scheduler_phases": [
+    [
+      {"kind": "dispatch", "start_cycles": 1000100, "end_cycles": 1000110, "loop_iter": 1, "tasks_processed": 1, "pop_hit": 1, "pop_miss": 0, "shared_at_start": [1,0,0], "shared_at_end": [0,0,0]},
+      {"kind": "complete", "start_cycles": 1000625, "end_cycles": 1000640, "loop_iter": 40, "tasks_processed": 1, "shared_at_start": [0,0,0], "shared_at_end": [0,1,0]},
+      {"kind": "dispatch", "start_cycles": 1000640, "end_cycles": 1000650, "loop_iter": 41, "tasks_processed": 1, "pop_hit": 1, "pop_miss": 3, "shared_at_start": [0,1,0], "shared_at_end": [0,0,0]},
+      {"kind": "complete", "start_cycles": 1001165, "end_cycles": 1001180, "loop_iter": 80, "tasks_processed": 1, "shared_at_start": [0,0,0], "shared_at_end": [0,0,0]}
+    ],
+    [], [], []
+  ],
+  "aicpu_orchestrator_phases": [[
+    {"submit_idx": 0, "task_id": 4294967296, "start_cycles": 1000000, "end_cycles": 1000050},
+    {"submit_idx": 1, "task_id": 4294967297, "start_cycles": 1000060, "end_cycles": 1000100}
+  ]]
+})";
+constexpr const char* deps_json = R"({"tasks": [
+    {"task_id": "4294967296", "kernel_ids": [0, -1, -1], "block_num": 1},
+    {"task_id": "4294967297", "kernel_ids": [-1, 1, -1], "block_num": 1}],
+  "edges": [{"pred": "4294967296", "succ": "4294967297"}, {"pred": 4294967296, "succ": 4294967297}]})";
+constexpr const char* name_map_json = R"({"level": 2, "orchestrator_name": "Demo", "callable_id_to_name": {"0": "QK", "1": "SF"}})";
+
+// Converts and keeps the parsed trace.
+struct converted {
+    simdjson::dom::parser parser;
+    simdjson::dom::element doc;
+    std::vector<simdjson::dom::element> events;
+
+    converted(const scratch_dir& dir, std::string_view records_text, const char* deps_text, const char* names_text) {
+        auto pd = sw::load_perf_data(dir.write("records.json", records_text));
+        sw::deps_graph deps;
+        if (deps_text) deps = sw::load_deps_graph(dir.write("deps.json", deps_text), nullptr);
+        sw::name_map names;
+        if (names_text) names = sw::load_name_map(dir.write("name_map_demo.json", names_text));
+        const std::string out = dir.file("trace.json");
+        {
+            dfx::convert::json_file_writer w(out);
+            sw::trace_options opt;
+            opt.warnings = nullptr;
+            sw::write_trace(pd, deps, names, w, opt);
+            w.commit();
+        }
+        doc = parser.load(out);
+        for (auto ev : doc["traceEvents"].get_array()) events.push_back(ev);
+    }
+
+    std::vector<simdjson::dom::element> where(const std::function<bool(simdjson::dom::element)>& pred) const {
+        std::vector<simdjson::dom::element> out;
+        for (const auto& ev : events) {
+            if (pred(ev)) out.push_back(ev);
+        }
+        return out;
+    }
+    std::vector<simdjson::dom::element> named(std::string_view name, std::string_view ph) const {
+        return where([&](simdjson::dom::element e) {
+            return std::string_view(e["name"].get_string().value()) == name &&
+                   std::string_view(e["ph"].get_string().value()) == ph;
+        });
+    }
+    // The X slice a flow event binds to.
+    simdjson::dom::element bound(simdjson::dom::element flow) const {
+        const std::int64_t id = flow["bind_id"].get_int64().value();
+        auto hits = where([&](simdjson::dom::element e) {
+            std::int64_t eid = -1;
+            return std::string_view(e["ph"].get_string().value()) == "X" && !e["id"].get(eid) && eid == id;
+        });
+        REQUIRE(hits.size() == 1);
+        return hits[0];
+    }
+};
+
+double num(simdjson::dom::element e, const char* key) { return e[key].get_double().value(); }
+std::int64_t integer(simdjson::dom::element e, const char* key) { return e[key].get_int64().value(); }
+std::string_view str(simdjson::dom::element e, const char* key) { return e[key].get_string().value(); }
+
+}  // namespace
+
+TEST_CASE("spec example: views, labels and slices") {
+    scratch_dir dir;
+    converted t(dir, records, deps_json, name_map_json);
+
+    auto qk = t.named("QK(r1t0)", "X");
+    REQUIRE(qk.size() == 2);  // Worker View + Scheduler View
+    auto worker = integer(qk[0], "pid") == 4 ? qk[0] : qk[1];
+    auto sched = integer(qk[0], "pid") == 3 ? qk[0] : qk[1];
+    CHECK(integer(worker, "tid") == 10000);
+    CHECK(num(worker, "ts") == doctest::Approx(2.3));
+    CHECK(num(worker, "dur") == doctest::Approx(10.1));
+    CHECK(str(worker["args"], "fanout-hint") == "1: [r1t1]");  // the duplicated edge counts once
+    CHECK(str(worker["args"], "fanin-hint") == "0: []");
+    CHECK(str(worker["args"], "event-hint") == "Task:r1t0, FuncId:0, CoreId:0");
+    CHECK(num(sched, "ts") == doctest::Approx(2.16));
+    CHECK(num(sched, "dur") == doctest::Approx(10.44));
+    CHECK(t.named("SF(r1t1)", "X").size() == 2);
+
+    auto complete = t.named("complete(1)", "X");
+    REQUIRE(complete.size() == 2);
+    CHECK(integer(complete[0]["args"], "finish_rows_attributed") == 1);
+    CHECK(num(complete[0], "ts") == doctest::Approx(12.5));
+    auto queue = t.named("shared_ready_queue", "C");
+    REQUIRE(queue.size() == 4);
+    CHECK(integer(queue[1]["args"], "AIV") == 1);
+
+    auto submit = t.named("submit(r1t0)", "X");
+    REQUIRE(submit.size() == 1);
+    CHECK(integer(submit[0], "tid") == 4000);
+    CHECK(num(submit[0], "dur") == doctest::Approx(1.0));
+
+    auto process = t.where([](simdjson::dom::element e) {
+        return str(e, "name") == "process_name" && integer(e, "pid") == 1;
+    });
+    REQUIRE(process.size() == 1);
+    CHECK(str(process[0]["args"], "name") == "AICPU Demo");
+    auto lanes = t.where([](simdjson::dom::element e) {
+        return str(e, "name") == "thread_name" && integer(e, "pid") == 4 && integer(e, "tid") >= 19000;
+    });
+    CHECK(lanes.size() == 2);  // AICPU_0 (scheduler thread 0) + AICPU_1 (orchestrator lane)
+    CHECK(t.where([](simdjson::dom::element e) { return str(e, "name") == "thread_name" && integer(e, "pid") == 2; })
+              .size() == 5);  // Sched_0..3 + the shared queue
+}
+
+TEST_CASE("spec example: flow arrows and what they bind to") {
+    scratch_dir dir;
+    converted t(dir, records, deps_json, name_map_json);
+
+    auto dep = t.named("dependency", "s");
+    REQUIRE(dep.size() == 2);  // Worker View + Scheduler View mirror
+    auto worker_s = integer(dep[0], "pid") == 4 ? dep[0] : dep[1];
+    CHECK(num(worker_s, "ts") == doctest::Approx(2.3));
+    CHECK(str(t.bound(worker_s), "name") == "QK(r1t0)");
+    CHECK(integer(worker_s, "input_task_count") == 1);
+    auto dep_f = t.named("dependency", "f");
+    auto worker_f = integer(dep_f[0], "pid") == 4 ? dep_f[0] : dep_f[1];
+    CHECK(integer(worker_f, "tid") == 10010);
+    CHECK(num(worker_f, "ts") == doctest::Approx(13.12));
+    CHECK(str(worker_f, "bp") == "e");
+    CHECK(str(t.bound(worker_f), "name") == "SF(r1t1)");
+    CHECK(t.named("hb_violation", "s").empty());
+
+    auto complete_s = t.named("complete", "s");
+    REQUIRE(complete_s.size() == 4);  // 2 tasks x (Worker + Scheduler View)
+    CHECK(num(complete_s[0], "ts") == doctest::Approx(12.39));
+    auto complete_f = t.named("complete", "f");
+    CHECK(num(complete_f[0], "ts") == doctest::Approx(12.6));  // the finish, inside the complete phase
+
+    auto ready_s = t.named("complete→ready", "s");
+    REQUIRE(ready_s.size() == 1);
+    CHECK(num(ready_s[0], "ts") == doctest::Approx(12.79));
+    CHECK(num(t.named("complete→ready", "f")[0], "ts") == doctest::Approx(12.96));
+
+    CHECK(t.named("dispatch", "s").size() == 4);  // to Worker View and to Scheduler View, per task
+    auto submit_s = t.named("submit→dispatch", "s");
+    REQUIRE(submit_s.size() == 2);
+    CHECK(num(submit_s[0], "ts") == doctest::Approx(1.0));
+    CHECK(num(t.named("submit→dispatch", "f")[0], "ts") == doctest::Approx(2.16));
+}
+
+TEST_CASE("without deps.json: anonymous labels, no dependency arrows, other flows stay") {
+    scratch_dir dir;
+    converted t(dir, records, nullptr, nullptr);
+    CHECK(t.named("task(r1t0)", "X").size() == 2);
+    CHECK(str(t.named("task(r1t0)", "X")[0]["args"], "event-hint") == "Task:r1t0, FuncId:-1, CoreId:0");
+    CHECK(t.named("dependency", "s").empty());
+    CHECK(t.named("complete→ready", "s").empty());
+    CHECK(t.named("complete", "s").size() == 4);
+    CHECK(t.named("dispatch", "s").size() == 4);
+    CHECK(t.named("submit→dispatch", "s").size() == 2);
+    auto process = t.where([](simdjson::dom::element e) { return str(e, "name") == "process_name" && integer(e, "pid") == 1; });
+    CHECK(str(process[0]["args"], "name") == "AICPU Orchestrator");
+}
+
+TEST_CASE("SPMD tasks: _spmd label and one arrow from the earliest slice per function") {
+    // Task t1 (block_num 3) runs on cores 1, 2, 3 (all aiv) after t0 on core 0.
+    constexpr const char* spmd_records = R"({"chip_swimlane_level": 2,
+      "metadata": {"clock_freq_hz": 50000000, "core_types": ["aic", "aiv", "aiv", "aiv"]},
+      "aicore_tasks": [[0, 0, 1, 1000, 1100, 0], [1, 1, 1, 1230, 1300, 0], [2, 1, 1, 1210, 1300, 0], [3, 1, 1, 1210, 1300, 0]],
+      "aicpu_tasks": [[0, 1, 990, 1110], [1, 1, 1200, 1310], [2, 1, 1200, 1310], [3, 1, 1200, 1310]]})";
+    constexpr const char* spmd_deps = R"({"tasks": [
+        {"task_id": 0, "kernel_ids": [2, -1, -1]}, {"task_id": 1, "kernel_ids": [-1, 10, -1], "block_num": 3}],
+      "edges": [{"pred": 0, "succ": 1}]})";
+    scratch_dir dir;
+    converted t(dir, spmd_records, spmd_deps, name_map_json);
+    CHECK(t.named("func_10_k_spmd(t1)", "X").size() == 6);
+    auto dep = t.where([](simdjson::dom::element e) {
+        return str(e, "name") == "dependency" && str(e, "ph") == "f" && integer(e, "pid") == 4;
+    });
+    REQUIRE(dep.size() == 1);
+    CHECK(integer(dep[0], "tid") == 10020);  // earliest receive (1210), lower core id of the tie
+    CHECK(integer(dep[0], "input_task_count") == 3);  // the block_num
+    CHECK(integer(dep[0], "output_task_count") == 1);
+}

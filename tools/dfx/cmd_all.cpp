@@ -1,0 +1,224 @@
+// dfx all <dir>: every applicable converter over a dfx_outputs tree, L3
+// rank<r>/d<k> dispatch directories included, run in parallel (one `dfx`
+// process per conversion, so one bad artefact cannot take the others down),
+// with a progress line on a terminal and a summary at the end.
+//
+// In an L3 tree each dispatch is labelled through its own program: the
+// dispatch's dispatch_program.json names it, and that dispatch's name map
+// (written for that program) gives the names. A dispatch whose program
+// cannot be resolved is converted with anonymous labels, never with a map
+// that might belong to another program (func ids restart in every program).
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <simdjson.h>
+
+#include "commands.hpp"
+
+extern char** environ;
+
+namespace dfx::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct job {
+    job(std::string what, std::vector<std::string> arguments, fs::path out = {})
+        : label(std::move(what)), args(std::move(arguments)), stdout_file(std::move(out)) {}
+
+    std::string label;              // what the progress line and the summary show
+    std::vector<std::string> args;  // dfx arguments (without argv[0])
+    fs::path stdout_file;           // where its stdout goes (empty: discarded)
+    int exit_code = -1;
+    std::string errors;             // its stderr
+};
+
+// A dispatch's program, from dispatch_program.json ({"program": "<name>"}).
+std::optional<std::string> dispatch_program(const fs::path& dir) {
+    simdjson::dom::parser parser;
+    simdjson::dom::element doc;
+    if (parser.load((dir / "dispatch_program.json").string()).get(doc)) return std::nullopt;
+    std::string_view program;
+    if (doc["program"].get(program) || program.empty()) return std::nullopt;
+    return std::string(program);
+}
+
+bool is_dispatch_dir(const fs::path& p) {
+    const std::string name = p.filename().string();
+    return name.size() > 1 && name[0] == 'd' && std::all_of(name.begin() + 1, name.end(), ::isdigit);
+}
+
+// The directories to convert: the tree itself and every rank*/d[0-9]* below it.
+std::vector<fs::path> units_of(const fs::path& root) {
+    std::vector<fs::path> units{root};
+    std::error_code ec;
+    std::vector<fs::path> ranks;
+    for (const auto& e : fs::directory_iterator(root, ec))
+        if (e.is_directory() && e.path().filename().string().rfind("rank", 0) == 0) ranks.push_back(e.path());
+    std::sort(ranks.begin(), ranks.end());
+    for (const auto& rank : ranks) {
+        std::vector<fs::path> dispatches;
+        for (const auto& e : fs::directory_iterator(rank, ec))
+            if (e.is_directory() && is_dispatch_dir(e.path())) dispatches.push_back(e.path());
+        std::sort(dispatches.begin(), dispatches.end(), [](const fs::path& a, const fs::path& b) {
+            return std::stoul(a.filename().string().substr(1)) < std::stoul(b.filename().string().substr(1));
+        });
+        units.insert(units.end(), dispatches.begin(), dispatches.end());
+    }
+    return units;
+}
+
+// An empty name map: what an L3 dispatch with no resolvable program is
+// converted with, so no sibling map can be picked up in its place.
+fs::path anonymous_name_map(const fs::path& scratch) {
+    const fs::path p = scratch / "anonymous_name_map.json";
+    std::ofstream(p) << "{\"level\": 2, \"orchestrator_name\": null, \"callable_id_to_name\": {}}\n";
+    return p;
+}
+
+std::vector<job> jobs_for(const fs::path& unit, bool l3_dispatch, const fs::path& scratch) {
+    std::vector<job> jobs;
+    const std::string where = unit.string();
+    const fs::path records = unit / "chip_swimlane_records.json";
+    if (fs::exists(records)) {
+        job j("swimlane " + where, {"swimlane", records.string(), "-o", (unit / "merged_swimlane.json").string()});
+        if (l3_dispatch) {
+            const auto program = dispatch_program(unit);
+            if (program && fs::exists(unit / "name_map.json"))
+                j.args.insert(j.args.end(), {"--func-names", (unit / "name_map.json").string()});
+            else  // unresolved program: anonymous labels, never a guess
+                j.args.insert(j.args.end(), {"--func-names", anonymous_name_map(scratch).string()});
+        }
+        jobs.push_back(j);
+        jobs.emplace_back("sched-overhead " + where, std::vector<std::string>{"sched-overhead", records.string()},
+                          unit / "sched_overhead.txt");
+    }
+    if (fs::exists(unit / "deps.json")) jobs.emplace_back("deps " + where, std::vector<std::string>{"deps", (unit / "deps.json").string()});
+    if (fs::exists(unit / "scope_stats" / "scope_stats.jsonl"))
+        jobs.emplace_back("scope-stats " + where,
+                          std::vector<std::string>{"scope-stats", (unit / "scope_stats" / "scope_stats.jsonl").string()});
+    if (fs::exists(unit / "args_dump" / "args_dump.json"))
+        jobs.emplace_back("dump " + where, std::vector<std::string>{"dump", (unit / "args_dump").string()},
+                          unit / "args_dump" / "dump_list.txt");
+    if (fs::exists(unit / "pmu.csv"))
+        jobs.emplace_back("pmu " + where, std::vector<std::string>{"pmu", (unit / "pmu.csv").string(), "-o",
+                                                                   (unit / "pmu_summary.txt").string()});
+    return jobs;
+}
+
+std::string read_all(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+// Runs `dfx <args>` (this very executable), stdout to the job's file, stderr
+// kept for the summary.
+void run(job& j, const std::string& self, const fs::path& scratch) {
+    const fs::path err = scratch / (std::to_string(reinterpret_cast<std::uintptr_t>(&j)) + ".err");
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    const std::string out = j.stdout_file.empty() ? "/dev/null" : j.stdout_file.string();
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    std::vector<char*> argv{const_cast<char*>(self.c_str())};
+    for (auto& a : j.args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_t pid = 0;
+    const int rc = posix_spawn(&pid, self.c_str(), &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0) {
+        j.exit_code = 127;
+        j.errors = "cannot start " + self + ": " + std::strerror(rc);
+        return;
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    j.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    j.errors = read_all(err);
+    std::error_code ec;
+    fs::remove(err, ec);
+}
+
+}  // namespace
+
+void add_all(CLI::App& app) {
+    auto* cmd = app.add_subcommand("all", "Every applicable converter over a dfx_outputs tree (L3 trees included), in parallel");
+    static std::string root;
+    static unsigned parallel = 0;
+    cmd->add_option("dir", root, "A dfx_outputs directory")->required()->check(CLI::ExistingDirectory);
+    cmd->add_option("-j,--jobs", parallel, "Conversions run at once (default: the number of cores)");
+    cmd->callback([] {
+        const fs::path scratch = fs::temp_directory_path() / ("dfx-all-" + std::to_string(::getpid()));
+        fs::create_directories(scratch);
+        std::vector<job> jobs;
+        for (const auto& unit : units_of(root)) {
+            auto more = jobs_for(unit, unit != fs::path(root), scratch);
+            jobs.insert(jobs.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+        }
+        if (jobs.empty()) {
+            std::error_code ignored;
+            fs::remove_all(scratch, ignored);
+            std::fprintf(stderr, "dfx all: nothing to convert under %s (no chip_swimlane_records.json, deps.json, "
+                                 "scope_stats/, args_dump/ or pmu.csv)\n", root.c_str());
+            exit_code = 1;
+            return;
+        }
+        const std::string self = fs::read_symlink("/proc/self/exe").string();
+        const bool terminal = ::isatty(STDERR_FILENO);
+        const unsigned workers = std::max(1u, parallel ? parallel : std::thread::hardware_concurrency());
+        std::atomic<std::size_t> next{0}, done{0};
+        std::mutex progress;
+        std::vector<std::thread> pool;
+        for (unsigned w = 0; w < std::min<std::size_t>(workers, jobs.size()); ++w)
+            pool.emplace_back([&] {
+                for (std::size_t i; (i = next++) < jobs.size();) {
+                    run(jobs[i], self, scratch);
+                    const std::size_t finished = ++done;
+                    if (terminal) {
+                        std::lock_guard lock(progress);
+                        std::fprintf(stderr, "\r\033[K[%zu/%zu] %s", finished, jobs.size(), jobs[i].label.c_str());
+                    }
+                }
+            });
+        for (auto& t : pool) t.join();
+        if (terminal) std::fprintf(stderr, "\r\033[K");
+        std::error_code ec;
+        fs::remove_all(scratch, ec);
+
+        std::size_t failed = 0;
+        for (const auto& j : jobs) {
+            std::printf("%-6s %s\n", j.exit_code == 0 ? "ok" : "FAILED", j.label.c_str());
+            if (j.exit_code != 0) {
+                ++failed;
+                std::printf("       exit %d: %s", j.exit_code, j.errors.empty() ? "(no message)\n" : j.errors.c_str());
+                if (!j.errors.empty() && j.errors.back() != '\n') std::printf("\n");
+            }
+        }
+        std::printf("%zu conversions, %zu failed\n", jobs.size(), failed);
+        exit_code = failed ? 1 : 0;
+    });
+}
+
+}  // namespace dfx::cli
