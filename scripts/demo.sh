@@ -18,14 +18,14 @@ echo "== dfx-sim: paged-attention decode, every collector on =="
   --chip-swimlane-level 4 --enable-dep-gen --enable-scope-stats --dump-args 1 --enable-pmu 2 "$@"
 
 dfx="$build/tools/dfx/dfx"
-if "$dfx" all --help >/dev/null 2>&1; then
-  echo "== dfx all: every converter over $outputs =="
-  "$dfx" all "$outputs"
-else
-  echo "TODO: this build's dfx has no 'all' subcommand yet; convert each artefact with the commands printed above."
+echo "== dfx all: every converter over $outputs =="
+"$dfx" all "$outputs"
+if [ -f "$outputs/deps.json" ]; then
+  echo "== dfx deps --format html: the dependency graph as a pan/zoom page =="
+  "$dfx" deps "$outputs/deps.json" --format html --engine dot
 fi
 
-echo "== what is under $outputs =="
+echo "== where everything is =="
 find "$outputs" -type f | sort
-echo "Perfetto trace: the merged_swimlane*.json file(s) above (open it in the Perfetto UI or chrome://tracing);"
-echo "HTML reports: the *.html files above (open in a browser)."
+echo "Perfetto trace: $(find "$outputs" -name 'merged_swimlane*.json' | sort | tr '\n' ' ')(open it in the Perfetto UI or chrome://tracing)"
+echo "HTML reports:   $(find "$outputs" -name '*.html' | sort | tr '\n' ' ')"
