@@ -8,7 +8,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
 dfx_install_packages
 build="$DFX_ROOT/build-bench"
-dfx_configure "$build" -Dtests=false -Dexamples=false -Dbuildtype=release -Dbenchmarks=true
+dfx_configure "$build" -Dtests=false -Dexamples=false -Dtools=false -Dbuildtype=release -Dbenchmarks=true
 ninja -C "$build" >/dev/null
 mkdir -p "$build/results"
 for bench in transport_bench swimlane_bench orchestrator_bench; do
