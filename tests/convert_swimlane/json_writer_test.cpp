@@ -2,10 +2,17 @@
 // trace timestamps, and the atomic file commit.
 #include <doctest/doctest.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
+
+#include <sys/stat.h>
 #include <string>
 
+#include "dfx/convert/common/background_writer.hpp"
 #include "dfx/convert/common/json_writer.hpp"
+#include "dfx/output/atomic_file.hpp"
 #include "scratch_dir.hpp"
 
 using swimlane_test::scratch_dir;
@@ -56,5 +63,58 @@ TEST_CASE("an uncommitted writer leaves no file behind") {
         w.append("{\"traceEvents\": [");
     }
     CHECK_FALSE(std::filesystem::exists(path));
-    CHECK_FALSE(std::filesystem::exists(path + ".tmp"));
+    CHECK(std::filesystem::is_empty(std::filesystem::path(path).parent_path()));  // no temporary either
+}
+
+TEST_CASE("output larger than a block arrives whole and in order") {
+    // Blocks go to the file from a second thread; strings longer than a block
+    // are split across hand-overs. Both must keep every byte in place.
+    scratch_dir dir;
+    const auto path = dir.file("big.json");
+    std::string expected;
+    {
+        dfx::convert::json_file_writer w(path);
+        const std::string chunk(3 << 20, 'x');  // spans several blocks
+        for (int i = 0; i < 200000; ++i) {
+            w.append_int(i);
+            w.push_back(',');
+            expected += std::to_string(i) + ',';
+            if (i % 50000 == 0) {
+                w.append(chunk);
+                expected += chunk;
+            }
+            w.maybe_flush();
+        }
+        CHECK(w.bytes_written() == expected.size());
+        w.commit();
+    }
+    CHECK(swimlane_test::slurp(path) == expected);
+}
+
+TEST_CASE("a device path is written in place, never replaced") {
+    // `-o /dev/null` (benchmarks) or a pipe: renaming a temporary over it
+    // would replace the device node, so such paths are written directly.
+    {
+        dfx::convert::json_file_writer w("/dev/null");
+        w.append("{}");
+        w.commit();
+    }
+    dfx::write_atomically("/dev/null", [](std::FILE* f) { return std::fputs("<html/>", f) >= 0; });
+    struct stat st {};
+    REQUIRE(::stat("/dev/null", &st) == 0);
+    CHECK(S_ISCHR(st.st_mode));
+}
+
+TEST_CASE("a write that fails on the writer thread reaches the caller") {
+    // /dev/full fails every write with ENOSPC.
+    std::FILE* full = std::fopen("/dev/full", "wb");
+    if (full == nullptr) return;
+    {
+        dfx::convert::background_writer w(full, 1 << 20);
+        std::memset(w.block(), 'x', 1 << 20);
+        CHECK(w.hand_over(1 << 20) == 0);  // queued; the failure comes later
+        CHECK(w.finish() == ENOSPC);
+        CHECK(w.hand_over(1) == ENOSPC);  // and stops further hand-overs
+    }
+    std::fclose(full);
 }

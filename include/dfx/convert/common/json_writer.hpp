@@ -1,10 +1,11 @@
 // json_writer: fast streaming JSON output to a file, written atomically.
 //
-// The converters write traces of millions of events, so output goes through
-// one growable buffer that is flushed to the file in large blocks; nothing
-// is kept per event. The file is written as "<path>.tmp" and renamed over
-// <path> by commit(), so a failed conversion never leaves a truncated file
-// that looks like a valid trace.
+// The converters write traces of millions of events, so output is formatted
+// into large blocks that a background thread writes out while the next block
+// fills (background_writer.hpp); nothing is kept per event. The file is
+// written as "<path>.tmp.<pid>" and renamed over <path> by commit(), so a
+// failed conversion never leaves a truncated file that looks like a valid
+// trace, and two conversions to one path never share a temporary.
 //
 // Numbers follow Python's json module (the reference tools are Python), so
 // our output reads the same: integers in decimal, floats as the shortest
@@ -19,12 +20,17 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include <fmt/compile.h>
 #include <fmt/format.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dfx/convert/common/background_writer.hpp"
 #include "dfx/convert/common/input_error.hpp"
 
 namespace dfx::convert {
@@ -85,34 +91,39 @@ void append_json_string(Out& out, std::string_view s) {
     out.push_back('"');
 }
 
-// A byte buffer with the small interface the append_* helpers use, flushed
-// to the file in large blocks. Appends are plain copies into a buffer with
-// room to spare, so writing an event costs no allocation.
+// A byte buffer with the small interface the append_* helpers use, handed to
+// the writer thread in large blocks. Appends are plain copies into a block
+// with room to spare, so writing an event costs no allocation.
 class json_file_writer {
 public:
     explicit json_file_writer(std::string path)
-        : path_(std::move(path)), tmp_path_(path_ + ".tmp"), buf_(new char[capacity]) {
+        : path_(std::move(path)),
+          direct_(is_special_file(path_)),
+          tmp_path_(direct_ ? path_ : path_ + ".tmp." + std::to_string(::getpid())) {
         file_.reset(std::fopen(tmp_path_.c_str(), "wb"));
         if (!file_) throw input_error(fmt::format("{}: cannot create: {}", tmp_path_, std::strerror(errno)));
+        writer_.emplace(file_.get(), capacity);
+        buf_ = writer_->block();
     }
     json_file_writer(const json_file_writer&) = delete;
     json_file_writer& operator=(const json_file_writer&) = delete;
     ~json_file_writer() {
         if (file_) {  // not committed: drop the partial file
+            writer_.reset();
             file_.reset();
-            std::remove(tmp_path_.c_str());
+            if (!direct_) std::remove(tmp_path_.c_str());
         }
     }
 
     void append(std::string_view s) {
-        if (s.size() > capacity - size_) {
+        while (s.size() > capacity - size_) {  // larger than the room left: fill, hand over, go on
+            const std::size_t part = capacity - size_;
+            std::memcpy(buf_ + size_, s.data(), part);
+            size_ = capacity;
             flush();
-            if (s.size() > capacity) {  // larger than the buffer: write through
-                write_out(s.data(), s.size());
-                return;
-            }
+            s.remove_prefix(part);
         }
-        std::memcpy(buf_.get() + size_, s.data(), s.size());
+        std::memcpy(buf_ + size_, s.data(), s.size());
         size_ += s.size();
     }
     void push_back(char c) {
@@ -125,7 +136,7 @@ public:
             return;
         }
         reserve(40);
-        size_ += py_float_chars(buf_.get() + size_, x);
+        size_ += py_float_chars(buf_ + size_, x);
     }
     // A microsecond value of a trace: fixed notation with at most 6 decimals
     // (1 ps), trailing zeros dropped ("2.3", "10.0"). Python's repr would write
@@ -138,7 +149,7 @@ public:
             return;
         }
         reserve(40);
-        char* p = buf_.get() + size_;
+        char* p = buf_ + size_;
         const double scaled = x * 1e6;  // |scaled| < 1e15: exact in a long long
         long long v = static_cast<long long>(scaled >= 0 ? scaled + 0.5 : scaled - 0.5);
         if (v < 0 || (v == 0 && std::signbit(x))) {
@@ -158,14 +169,14 @@ public:
             std::memcpy(p, digits, static_cast<std::size_t>(n));
             p += n;
         }
-        size_ = static_cast<std::size_t>(p - buf_.get());
+        size_ = static_cast<std::size_t>(p - buf_);
     }
     void append_string(std::string_view s) { append_json_string(*this, s); }
     template <class Int>
     void append_int(Int v) {
         reserve(48);
-        const auto r = std::to_chars(buf_.get() + size_, buf_.get() + capacity, v);
-        size_ = static_cast<std::size_t>(r.ptr - buf_.get());
+        const auto r = std::to_chars(buf_ + size_, buf_ + capacity, v);
+        size_ = static_cast<std::size_t>(r.ptr - buf_);
     }
     // Call between events: writes the buffer out once it holds a block.
     void maybe_flush() {
@@ -176,8 +187,11 @@ public:
     // Flushes, closes and renames the temporary file over the target.
     void commit() {
         flush();
+        if (const int err = writer_->finish(); err != 0) fail_write(err);
+        writer_.reset();
         std::FILE* f = file_.release();
-        if (std::fclose(f) != 0) fail_write();
+        if (std::fclose(f) != 0) fail_write(errno);
+        if (direct_) return;
         if (std::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
             const int err = errno;
             std::remove(tmp_path_.c_str());
@@ -191,26 +205,32 @@ private:
     struct file_closer {
         void operator()(std::FILE* f) const noexcept { std::fclose(f); }
     };
+    // /dev/null, a pipe or a terminal: written in place (renaming a
+    // temporary over a device node would replace the node).
+    static bool is_special_file(const std::string& path) {
+        struct stat st {};
+        return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
+    }
     void reserve(std::size_t n) {
         if (n > capacity - size_) flush();
     }
     void flush() {
         if (size_ == 0) return;
-        write_out(buf_.get(), size_);
+        if (const int err = writer_->hand_over(size_); err != 0) fail_write(err);
+        written_ += size_;
         size_ = 0;
+        buf_ = writer_->block();
     }
-    void write_out(const char* data, std::size_t n) {
-        if (std::fwrite(data, 1, n, file_.get()) != n) fail_write();
-        written_ += n;
-    }
-    [[noreturn]] void fail_write() const {
-        throw input_error(fmt::format("{}: write failed: {}", path_, std::strerror(errno)));
+    [[noreturn]] void fail_write(int err) const {
+        throw input_error(fmt::format("{}: write failed: {}", path_, std::strerror(err)));
     }
 
     std::string path_;
+    bool direct_;
     std::string tmp_path_;
     std::unique_ptr<std::FILE, file_closer> file_;
-    std::unique_ptr<char[]> buf_;
+    std::optional<background_writer> writer_;
+    char* buf_ = nullptr;  // writer_'s current block
     std::size_t size_ = 0;
     std::uint64_t written_ = 0;
 };
