@@ -114,3 +114,31 @@ TEST_CASE("bad input: one error naming the file and line") {
     CHECK_THROWS_WITH_AS(dfx::convert::read_scope_stats("/nonexistent/scope_stats.jsonl"),
                          "/nonexistent/scope_stats.jsonl: cannot open", dfx::convert::input_error);
 }
+
+TEST_CASE("long runs are drawn as a min/max envelope with the exact peak, in bounded size") {
+    // 5000 depth-1 scopes on one site, each holding 2 task slots, but scope
+    // #3777 holds 900: the spike must survive the bucketing and be the marked peak.
+    std::string text =
+        R"({"version": 6, "fatal": false, "dropped": 0, "total": 10000, "task_window_max": [16384, 16384, 16384, 16384], "heap_max": [268435456, 268435456, 268435456, 268435456], "dep_pool_max": [16384, 16384, 16384, 16384], "tensormap_max": 65536})"
+        "\n";
+    const auto line = [](const char* phase, int start, int end) {
+        return std::string(R"({"site": "loop.cpp:7", "phase": ")") + phase +
+               R"(", "depth": 1, "ring": 1, "task_window_start": )" + std::to_string(start) +
+               R"(, "task_window_end": )" + std::to_string(end) + "}\n";
+    };
+    int pos = 0;
+    for (int i = 0; i < 5000; ++i) {
+        const int held = i == 3777 ? 900 : 2;
+        text += line("begin", pos, pos);
+        text += line("end", pos, pos + held);
+        pos += held;
+    }
+    const auto file = dfx::convert::read_scope_stats(write_temp("dfx_long_scope_stats.jsonl", text));
+    const std::string html = dfx::convert::render_scope_stats_html(file, "long.jsonl");
+    CHECK(html.find("5000 scopes: lines join the min and max of each 10") != std::string::npos);
+    CHECK(html.find("High water: scope #3777, y=900,") != std::string::npos);  // the peak's own marker
+    CHECK(html.find("High water: scope #3776,") == std::string::npos);         // no per-point markers
+    CHECK(html.find("<td>task_window</td><td>ring_depth 1</td><td>scope_high_water</td><td>900 slots</td>") !=
+          std::string::npos);
+    CHECK(html.size() < 200000);  // every point marked would be about 1.5 MB
+}

@@ -75,6 +75,11 @@ struct series {
     std::vector<double> values;
 };
 
+// Up to this many scopes a chart marks every point (with its tooltip); longer
+// series are drawn as the min and max of drawn_buckets buckets.
+inline constexpr std::size_t max_marked_points = 1000;
+inline constexpr std::size_t drawn_buckets = 500;
+
 // One line chart over scope index; the capacity is drawn dashed when it is
 // within reach of the data (a capacity far above the data would flatten it).
 inline std::string line_chart(const std::vector<series>& lines, const std::vector<std::string>& sites, double capacity,
@@ -112,21 +117,43 @@ inline std::string line_chart(const std::vector<series>& lines, const std::vecto
         svg += "<line class=\"capacity\" x1=\"" + printf_string("%.1f", left) + "\" x2=\"" + printf_string("%.1f", width - right) +
                "\" y1=\"" + printf_string("%.1f", y_of(capacity)) + "\" y2=\"" + printf_string("%.1f", y_of(capacity)) +
                "\"><title>capacity " + format_value(capacity, u) + " " + u.name + "</title></line>";
+    // Past a few hundred scopes a marker per point would make the page
+    // megabytes of SVG per chart (millions of scopes: gigabytes). Long series
+    // are drawn as the min and max of each bucket of scopes, which keeps every
+    // spike visible, and the peak keeps its exact marker.
+    const std::size_t bucket = n > max_marked_points ? (n + drawn_buckets - 1) / drawn_buckets : 1;
+    if (bucket > 1)
+        svg += "<text class=\"tick\" x=\"" + printf_string("%.1f", width - right) + "\" y=\"16\" text-anchor=\"end\">" +
+               std::to_string(n) + " scopes: lines join the min and max of each " + std::to_string(bucket) + "</text>";
     for (const auto& s : lines) {
         std::string points;
-        for (std::size_t i = 0; i < s.values.size(); ++i)
+        const auto add_point = [&](std::size_t i) {
             points += printf_string("%.1f,", x_of(i)) + printf_string("%.1f ", y_of(s.values[i]));
-        svg += std::string("<polyline fill=\"none\" stroke=\"") + s.color + "\" stroke-width=\"2\" points=\"" + points + "\"/>";
+        };
         std::size_t peak_at = 0;
-        for (std::size_t i = 0; i < s.values.size(); ++i) {
-            if (s.values[i] > s.values[peak_at]) peak_at = i;
-            svg += std::string("<circle r=\"3\" fill=\"") + s.color + "\" cx=\"" + printf_string("%.1f", x_of(i)) + "\" cy=\"" +
-                   printf_string("%.1f", y_of(s.values[i])) + "\"><title>" + s.label + ": scope #" + std::to_string(i) +
-                   ", y=" + format_value(s.values[i], u) + ", site=" + html_escape(sites[i]) + "</title></circle>";
+        for (std::size_t from = 0; from < s.values.size(); from += bucket) {
+            const std::size_t to = std::min(s.values.size(), from + bucket);
+            std::size_t lo = from, hi = from;
+            for (std::size_t i = from; i < to; ++i) {
+                if (s.values[i] < s.values[lo]) lo = i;
+                if (s.values[i] > s.values[hi]) hi = i;
+            }
+            if (s.values[hi] > s.values[peak_at]) peak_at = hi;
+            add_point(std::min(lo, hi));
+            if (lo != hi) add_point(std::max(lo, hi));
         }
+        svg += std::string("<polyline fill=\"none\" stroke=\"") + s.color + "\" stroke-width=\"2\" points=\"" + points + "\"/>";
+        const auto marker = [&](std::size_t i) {
+            return std::string("<title>") + s.label + ": scope #" + std::to_string(i) + ", y=" + format_value(s.values[i], u) +
+                   ", site=" + html_escape(sites[i]) + "</title></circle>";
+        };
+        if (bucket == 1)
+            for (std::size_t i = 0; i < s.values.size(); ++i)
+                svg += std::string("<circle r=\"3\" fill=\"") + s.color + "\" cx=\"" + printf_string("%.1f", x_of(i)) + "\" cy=\"" +
+                       printf_string("%.1f", y_of(s.values[i])) + "\">" + marker(i);
         if (!s.values.empty())
             svg += std::string("<circle class=\"peak\" r=\"6\" stroke=\"") + s.color + "\" cx=\"" + printf_string("%.1f", x_of(peak_at)) +
-                   "\" cy=\"" + printf_string("%.1f", y_of(s.values[peak_at])) + "\"/>";
+                   "\" cy=\"" + printf_string("%.1f", y_of(s.values[peak_at])) + "\">" + marker(peak_at);
     }
     return svg + "</svg>";
 }
