@@ -13,6 +13,32 @@
 //   BM_capture_small   one task with 4 inputs of 256 B each, per
 //       before_dispatch call, with the host draining: the scheduler's cost.
 //
+// Per-task cost on the scheduler, side by side in one run with the
+// uninstrumented dispatch loop and with a runtime-gated twin. A task has 4
+// inputs and 1 output of 256 B each (input 1 marked, as in
+// `args.dump(in[1])`); per task the scheduler calls before_dispatch, writes
+// the core's register, and calls after_completion; the host drains live
+// into args.bin. One iteration is one task. Names:
+// BM_scheduler_args_dump_{plain, typed<N>, runtime_gated/N}, N the dump
+// level (compiled for typed, a run-time int for runtime_gated):
+//
+//   BM_scheduler_args_dump_plain             the register write alone
+//   BM_scheduler_args_dump_typed<0>          + both capture calls, dump compiled off (empty)
+//   BM_scheduler_args_dump_typed<1>          level 1: the marked input, 1 record, 256 B per task
+//   BM_scheduler_args_dump_typed<2>          level 2: every tensor, 5 records, 1280 B per task
+//   BM_scheduler_args_dump_runtime_gated/0|1|2   the level-1 and level-2 captures both compiled,
+//       chosen per call by `if (dump_level >= 1) { if (dump_level >= 2) ...level 2... else ...level 1... }`
+//
+// so typed<N> - plain is what the compiled dump costs at level N,
+// runtime_gated/N - plain what the reference's shape costs (runtime_gated/0:
+// its branches alone). The gated twins read the level from
+// `runtime_dump_level`, a volatile global set from the benchmark's argument:
+// read at every capture point, as a runtime reads its config, so the
+// compiler can neither fold it nor unswitch the loop on it. After each run
+// the bytes in args.bin are checked against tasks x bytes per task; a
+// mismatch (here or in BM_dump_drain) fails the benchmark and the program
+// exits 1, so the bench_smoke test catches it.
+//
 //   build-bench/bench/args_dump_bench [--benchmark_filter=...] [--dump_dir=DIR]
 //   --smoke: tiny sizes, for the bench_smoke test
 // args.bin goes to DIR (default: the system temp directory) and is deleted
@@ -22,10 +48,12 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "dfx/collect.hpp"
@@ -35,6 +63,7 @@
 namespace {
 
 bool smoke = false;
+int failed_checks = 0;
 std::filesystem::path dump_dir = std::filesystem::temp_directory_path() / "dfx_args_dump_bench";
 
 using set = dfx::collectors<dfx::swimlane_level<0>, dfx::dump_level<2>>;
@@ -93,6 +122,7 @@ void BM_dump_drain(benchmark::State& state) {
         state.SetIterationTime(seconds);
         const std::uint64_t expected = std::uint64_t{threads} * tasks * tensor_bytes;
         if (host.payload_bytes_written() != expected) {
+            ++failed_checks;
             state.SkipWithError("args.bin is missing bytes");
             break;
         }
@@ -148,6 +178,146 @@ void BM_capture_small(benchmark::State& state) {
     host.stop();
 }
 
+// ---- Per-task cost: plain / compiled level / runtime-gated twin ----
+
+// The gated twins' run-time dump level (see the top of the file).
+volatile int runtime_dump_level = 0;
+
+template <int Level>
+using dump_guards = typename dfx::collectors<dfx::swimlane_level<0>, dfx::dump_level<Level>>::scheduler;
+template <int Level>
+using dump_sink = dfx::scheduler_sink<dump_guards<Level>, dfx::block<>>;
+template <int Level>
+using dump_view = dfx::scheduler_view<dump_guards<Level>, dfx::tsc_clock, dump_sink<Level>>;
+// Levels 1 and 2 send the same record kinds, so one sink serves both views of a gated twin.
+static_assert(std::is_same_v<dump_sink<1>, dump_sink<2>>);
+
+constexpr std::uint64_t tensor_bytes = 256;
+
+// One task's arguments: 4 inputs and 1 output, input 1 marked for level 1.
+struct dump_task {
+    std::vector<std::vector<std::uint8_t>> data;
+    std::array<dfx::tensor_view, 5> views;
+    dfx::task_args<> args;
+
+    dump_task() : data(5, std::vector<std::uint8_t>(tensor_bytes, 7)) {
+        for (std::size_t i = 0; i < views.size(); ++i) views[i] = bytes_view(data[i]);
+        for (std::size_t i = 0; i < 4; ++i) args.add_input(views[i]);
+        args.add_output(views[4]);
+        args.dump(views[1]);
+    }
+
+    // Payload bytes per task captured at a level: the marked input at 1;
+    // the 4 inputs before dispatch and the output after completion at 2.
+    static constexpr std::uint64_t bytes_at(int level) { return level == 2 ? 5 * tensor_bytes : level == 1 ? tensor_bytes : 0; }
+};
+
+// The scheduler's dispatch without DFX: write the core's register. Every
+// variant does exactly this.
+struct dispatch_work {
+    std::uint32_t reg[8] = {};
+    void dispatch(std::uint64_t task) {
+        reg[task & 7] = static_cast<std::uint32_t>(task);
+        benchmark::DoNotOptimize(reg);
+    }
+};
+
+// A live host for levels 1 and 2 (the gated twin's level 0 still has one:
+// its compiled captures need their channels).
+struct dump_fixture {
+    dfx::channel_registry channels;
+    dfx::args_dump_host<> host;
+    explicit dump_fixture(int level) : host(level, dump_dir, bench_layout(1), channels) { host.start(); }
+};
+
+std::string dump_label(int level) {
+    if (level == 0) return "off: nothing captured";
+    return "level " + std::to_string(level) + ": " + (level == 2 ? "5 records, " : "1 record, ") +
+           std::to_string(dump_task::bytes_at(level)) + " B per task";
+}
+
+void check_payload(benchmark::State& state, const dfx::args_dump_host<>& host, int level) {
+    const std::uint64_t expected = static_cast<std::uint64_t>(state.iterations()) * dump_task::bytes_at(level);
+    if (host.payload_bytes_written() != expected) {
+        const std::string why = "args.bin holds " + std::to_string(host.payload_bytes_written()) + " bytes, expected " +
+                                std::to_string(expected);
+        ++failed_checks;
+        state.SkipWithError(why.c_str());
+    }
+}
+
+void BM_scheduler_args_dump_plain(benchmark::State& state) {
+    dump_task t;
+    dispatch_work w;
+    std::uint64_t task = 0;
+    for (auto _ : state) w.dispatch(++task);
+}
+
+template <int Level>
+void BM_scheduler_args_dump_typed(benchmark::State& state) {
+    dump_task t;
+    dispatch_work w;
+    if constexpr (Level == 0) {
+        dfx::channel_registry channels;  // no collector: the sink has no producer
+        auto sink = channels.sink<dump_sink<0>>(0);
+        dump_view<0> view{&sink};
+        std::uint64_t task = 0;
+        for (auto _ : state) {
+            view.before_dispatch(++task, kernels, t.args);
+            w.dispatch(task);
+            view.after_completion(task, kernels, t.args);
+        }
+    } else {
+        dump_fixture f(Level);
+        {
+            auto sink = f.channels.sink<dump_sink<Level>>(0);
+            dump_view<Level> view{&sink};
+            std::uint64_t task = 0;
+            for (auto _ : state) {
+                view.before_dispatch(++task, kernels, t.args);
+                w.dispatch(task);
+                view.after_completion(task, kernels, t.args);
+            }
+        }  // the sink publishes its last buffers
+        f.host.stop();
+        check_payload(state, f.host, Level);
+    }
+    state.SetLabel(dump_label(Level));
+}
+
+void BM_scheduler_args_dump_runtime_gated(benchmark::State& state) {
+    const int level = static_cast<int>(state.range(0));
+    runtime_dump_level = level;
+    dump_task t;
+    dispatch_work w;
+    dump_fixture f(level > 0 ? level : 1);
+    {
+        auto sink = f.channels.sink<dump_sink<2>>(0);
+        dump_view<1> marked{&sink};
+        dump_view<2> all{&sink};
+        std::uint64_t task = 0;
+        for (auto _ : state) {
+            ++task;
+            if (const int l = runtime_dump_level; l >= 1) {
+                if (l >= 2)
+                    all.before_dispatch(task, kernels, t.args);
+                else
+                    marked.before_dispatch(task, kernels, t.args);
+            }
+            w.dispatch(task);
+            if (const int l = runtime_dump_level; l >= 1) {
+                if (l >= 2)
+                    all.after_completion(task, kernels, t.args);
+                else
+                    marked.after_completion(task, kernels, t.args);
+            }
+        }
+    }
+    f.host.stop();
+    check_payload(state, f.host, level);
+    state.SetLabel(dump_label(level));
+}
+
 BENCHMARK(BM_dump_drain)
     ->ArgsProduct({{64, 1024, 8192}, {1, 2}})
     ->ArgNames({"KiB", "threads"})
@@ -155,6 +325,11 @@ BENCHMARK(BM_dump_drain)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_drain_only)->Arg(16)->Arg(256)->ArgName("chunks")->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_capture_small);
+BENCHMARK(BM_scheduler_args_dump_plain);
+BENCHMARK_TEMPLATE(BM_scheduler_args_dump_typed, 0);
+BENCHMARK_TEMPLATE(BM_scheduler_args_dump_typed, 1);
+BENCHMARK_TEMPLATE(BM_scheduler_args_dump_typed, 2);
+BENCHMARK(BM_scheduler_args_dump_runtime_gated)->Arg(0)->Arg(1)->Arg(2);
 
 }  // namespace
 
@@ -176,5 +351,9 @@ int main(int argc, char** argv) {
     benchmark::Shutdown();
     std::error_code ec;
     std::filesystem::remove_all(dump_dir, ec);
+    if (failed_checks > 0) {
+        std::fprintf(stderr, "args_dump_bench: %d benchmark(s) failed their byte check\n", failed_checks);
+        return 1;
+    }
     return 0;
 }

@@ -1,18 +1,68 @@
 // dep_gen and scope stats cost on the orchestrator, side by side in one run
-// with the uninstrumented loop: per submit (a 3-argument task with one
-// explicit dependency) and per scope boundary, collectors compiled off and on,
-// records going through the real transport with a live host.
+// with the uninstrumented loop and with a runtime-gated twin: per submit (a
+// 3-argument task with one explicit dependency) and per scope boundary,
+// records going through the real transport with a live host. One iteration
+// is one submit (one scope), so the time per iteration is the cost of one.
 //
-//   build/bench/orchestrator_bench
+// Names: BM_orchestrator_<collector>_{plain, typed<on>, runtime_gated/on}.
+// Within a collector every variant does the same non-DFX work (the same
+// descriptor write, the same scope bookkeeping), so
+//   typed<false> - plain            what the compiled-off capture costs (0: it is empty)
+//   typed<true> - plain             what the capture costs, compiled on
+//   runtime_gated/0 - plain         what the reference's shape costs when off: the branch
+//   runtime_gated/1 - plain         ... and when on (the capture plus the branch)
+//
+//   BM_orchestrator_dep_gen_plain            fill and publish a task descriptor
+//   BM_orchestrator_dep_gen_typed<false|true>  + view.capture_submit(...), dep_gen compiled off / on
+//   BM_orchestrator_dep_gen_runtime_gated/0|1  dep_gen compiled on, capture_submit behind `if (enabled)`
+//   BM_orchestrator_scope_stats_plain          the scope's own bookkeeping
+//   BM_orchestrator_scope_stats_typed<false|true>  + scope_begin / scope_end, compiled off / on
+//   BM_orchestrator_scope_stats_runtime_gated/0|1  compiled on, each call behind `if (enabled)`
+//
+// The gated twins test `runtime_enabled`, a volatile global set from the
+// benchmark's argument: it is read at every test, as a runtime reads its
+// config, and the compiler can neither fold it nor unswitch the loop on it.
+//
+// After each run the host's accounting is checked: 5 dep_gen records per
+// captured submit (task, 3 tensors, 1 deps part), 2 scope stats records per
+// captured scope, none when off or gated off, nothing dropped. A mismatch
+// fails the benchmark (error) and the program exits 1, so the bench_smoke
+// test catches a loop whose capture was optimised away or lost records.
+//
+//   build/bench/orchestrator_bench [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
 
 #include "dfx/collect.hpp"
 #include "dfx/output/dep_gen_host.hpp"
 #include "dfx/output/scope_stats_host.hpp"
 
 namespace {
+
+// The gated twins' run-time switch (see the top of the file).
+volatile int runtime_enabled = 0;
+
+int failed_checks = 0;
+
+std::uint64_t tasks(const benchmark::State& state) { return static_cast<std::uint64_t>(state.iterations()); }
+
+// After the host stopped: exactly `expected` records collected, none dropped.
+void check_records(benchmark::State& state, const char* what, const std::vector<dfx::channel_report>& report,
+                   std::uint64_t expected) {
+    const dfx::accounting_totals t = dfx::totals(report);
+    if (t.collected == expected && t.dropped == 0 && t.balanced()) return;
+    ++failed_checks;
+    const std::string why = std::string(what) + ": " + std::to_string(t.collected) + " records collected, " +
+                            std::to_string(t.dropped) + " dropped, expected " + std::to_string(expected);
+    state.SkipWithError(why.c_str());
+}
+
+constexpr std::uint64_t dep_gen_records_per_submit = 5;  // task part, 3 tensor parts, 1 deps part
+constexpr std::uint64_t scope_stats_records_per_scope = 2;  // begin, end
 
 template <bool DepGen, bool ScopeStats>
 using set = dfx::collectors<dfx::swimlane_level<0>, dfx::dump_level<0>, dfx::pmu_event<0>, dfx::dep_gen<DepGen>,
@@ -32,7 +82,8 @@ struct orchestrator {
         deps.start();
         scopes.start();
     }
-    ~orchestrator() {
+    ~orchestrator() { stop(); }
+    void stop() {
         deps.stop();
         scopes.stop();
     }
@@ -53,78 +104,148 @@ dfx::tensor_view tensor(std::uint64_t addr) {
     return v;
 }
 
-// The submit path of a runtime: fill a descriptor, and capture it.
-template <bool DepGen>
-void BM_submit(benchmark::State& state) {
-    orchestrator<DepGen, false> o;
-    {
-        auto sink = o.channels.template sink<typename orchestrator<DepGen, false>::sink_type>(0);
-        typename orchestrator<DepGen, false>::view_type view{&sink};
-        const dfx::tensor_view a = tensor(0x1000), b = tensor(0x2000), c = tensor(0x3000);
-        const dfx::submit_arg args[] = {{dfx::arg_type::input, &a}, {dfx::arg_type::input, &b}, {dfx::arg_type::inout, &c}};
-        task_descriptor ring[64];
-        std::uint64_t id = 0;
-        for (auto _ : state) {
-            ++id;
-            task_descriptor& d = ring[id & 63];
-            d.id = id;
-            d.args[0] = a.addr;
-            d.args[1] = b.addr;
-            d.args[2] = c.addr;
-            benchmark::DoNotOptimize(d);
-            const std::uint64_t deps[1] = {id - 1};
-            view.capture_submit({.task_id = id, .kernel_ids = {-1, 1, -1}, .args = args, .explicit_deps = deps});
-        }
-    }
-}
+// The submit path of a runtime without DFX: fill the task's descriptor in
+// the ring and publish it. Every dep_gen variant does exactly this.
+struct submit_work {
+    dfx::tensor_view a = tensor(0x1000), b = tensor(0x2000), c = tensor(0x3000);
+    dfx::submit_arg args[3] = {{dfx::arg_type::input, &a}, {dfx::arg_type::input, &b}, {dfx::arg_type::inout, &c}};
+    task_descriptor ring[64] = {};
 
-void BM_submit_plain(benchmark::State& state) {
-    task_descriptor ring[64];
-    std::uint64_t id = 0;
-    for (auto _ : state) {
-        ++id;
+    void publish(std::uint64_t id) {
         task_descriptor& d = ring[id & 63];
         d.id = id;
-        d.args[0] = 0x1000;
-        d.args[1] = 0x2000;
-        d.args[2] = 0x3000;
+        d.args[0] = a.addr;
+        d.args[1] = b.addr;
+        d.args[2] = c.addr;
         benchmark::DoNotOptimize(d);
     }
+
+    template <class View>
+    void capture(View& view, std::uint64_t id) const {
+        const std::uint64_t deps[1] = {id - 1};
+        view.capture_submit({.task_id = id, .kernel_ids = {-1, 1, -1}, .args = args, .explicit_deps = deps});
+    }
+};
+
+void BM_orchestrator_dep_gen_plain(benchmark::State& state) {
+    submit_work w;
+    std::uint64_t id = 0;
+    for (auto _ : state) w.publish(++id);
 }
 
-// One scope: begin, a little work, end.
-template <bool ScopeStats>
-void BM_scope(benchmark::State& state) {
-    orchestrator<false, ScopeStats> o;
+template <bool DepGen>
+void BM_orchestrator_dep_gen_typed(benchmark::State& state) {
+    using o_type = orchestrator<DepGen, false>;
+    o_type o;
     {
-        auto sink = o.channels.template sink<typename orchestrator<false, ScopeStats>::sink_type>(0);
-        typename orchestrator<false, ScopeStats>::view_type view{&sink};
-        std::int32_t head = 0;
-        const auto sample = [&] { return dfx::scope_sample{0, head, 0, static_cast<std::uint64_t>(head) * 64, 1, 1, 0}; };
+        auto sink = o.channels.template sink<typename o_type::sink_type>(0);
+        typename o_type::view_type view{&sink};
+        submit_work w;
+        std::uint64_t id = 0;
         for (auto _ : state) {
-            view.scope_begin(sample, "orchestrator_bench.cpp", 1);
-            ++head;
-            benchmark::DoNotOptimize(head);
-            view.scope_end(sample);
+            w.publish(++id);
+            w.capture(view, id);
+        }
+    }  // the sink publishes its last buffer
+    o.stop();
+    check_records(state, "dep_gen", o.deps.report(), DepGen ? dep_gen_records_per_submit * tasks(state) : 0);
+}
+
+void BM_orchestrator_dep_gen_runtime_gated(benchmark::State& state) {
+    runtime_enabled = static_cast<int>(state.range(0));
+    using o_type = orchestrator<true, false>;
+    o_type o;
+    {
+        auto sink = o.channels.sink<o_type::sink_type>(0);
+        o_type::view_type view{&sink};
+        submit_work w;
+        std::uint64_t id = 0;
+        for (auto _ : state) {
+            w.publish(++id);
+            if (runtime_enabled) w.capture(view, id);
         }
     }
+    o.stop();
+    check_records(state, "dep_gen", o.deps.report(),
+                  state.range(0) ? dep_gen_records_per_submit * tasks(state) : 0);
 }
 
-void BM_scope_plain(benchmark::State& state) {
+// One scope: begin, the scope's own bookkeeping, end. The sampler is only
+// called when the capture is on (the collector's contract).
+struct scope_work {
     std::int32_t head = 0;
-    for (auto _ : state) {
+
+    dfx::scope_sample sample() const { return {0, head, 0, static_cast<std::uint64_t>(head) * 64, 1, 1, 0}; }
+    void body() {
         ++head;
         benchmark::DoNotOptimize(head);
     }
+};
+
+void BM_orchestrator_scope_stats_plain(benchmark::State& state) {
+    scope_work w;
+    for (auto _ : state) w.body();
+}
+
+template <bool ScopeStats>
+void BM_orchestrator_scope_stats_typed(benchmark::State& state) {
+    using o_type = orchestrator<false, ScopeStats>;
+    o_type o;
+    {
+        auto sink = o.channels.template sink<typename o_type::sink_type>(0);
+        typename o_type::view_type view{&sink};
+        scope_work w;
+        const auto sample = [&w] { return w.sample(); };
+        for (auto _ : state) {
+            view.scope_begin(sample, "orchestrator_bench.cpp", 1);
+            w.body();
+            view.scope_end(sample);
+        }
+    }
+    o.stop();
+    check_records(state, "scope stats", o.scopes.report(),
+                  ScopeStats ? scope_stats_records_per_scope * tasks(state) : 0);
+}
+
+void BM_orchestrator_scope_stats_runtime_gated(benchmark::State& state) {
+    runtime_enabled = static_cast<int>(state.range(0));
+    using o_type = orchestrator<false, true>;
+    o_type o;
+    {
+        auto sink = o.channels.sink<o_type::sink_type>(0);
+        o_type::view_type view{&sink};
+        scope_work w;
+        const auto sample = [&w] { return w.sample(); };
+        for (auto _ : state) {
+            if (runtime_enabled) view.scope_begin(sample, "orchestrator_bench.cpp", 1);
+            w.body();
+            if (runtime_enabled) view.scope_end(sample);
+        }
+    }
+    o.stop();
+    check_records(state, "scope stats", o.scopes.report(),
+                  state.range(0) ? scope_stats_records_per_scope * tasks(state) : 0);
 }
 
 }  // namespace
 
-BENCHMARK(BM_submit_plain);
-BENCHMARK_TEMPLATE(BM_submit, false);
-BENCHMARK_TEMPLATE(BM_submit, true);
-BENCHMARK(BM_scope_plain);
-BENCHMARK_TEMPLATE(BM_scope, false);
-BENCHMARK_TEMPLATE(BM_scope, true);
+BENCHMARK(BM_orchestrator_dep_gen_plain);
+BENCHMARK_TEMPLATE(BM_orchestrator_dep_gen_typed, false);
+BENCHMARK_TEMPLATE(BM_orchestrator_dep_gen_typed, true);
+BENCHMARK(BM_orchestrator_dep_gen_runtime_gated)->Arg(0)->Arg(1);
+BENCHMARK(BM_orchestrator_scope_stats_plain);
+BENCHMARK_TEMPLATE(BM_orchestrator_scope_stats_typed, false);
+BENCHMARK_TEMPLATE(BM_orchestrator_scope_stats_typed, true);
+BENCHMARK(BM_orchestrator_scope_stats_runtime_gated)->Arg(0)->Arg(1);
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    if (failed_checks > 0) {
+        std::fprintf(stderr, "orchestrator_bench: %d benchmark(s) failed their record check\n", failed_checks);
+        return 1;
+    }
+    return 0;
+}

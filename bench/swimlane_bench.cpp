@@ -2,12 +2,45 @@
 // run with the uninstrumented loop and with a runtime-gated twin (the same
 // stamps behind `if (level >= N)` on a run-time int, as the reference does).
 // Records go through the real transport with a live host draining them.
+// One iteration is one task, so the time per iteration is the cost per task.
+//
+// Names: BM_<role>_{plain, typed<N>, runtime_gated/N}; N is the swimlane
+// level (compiled for typed, a run-time int for runtime_gated). Per role,
+// every variant runs the same non-DFX work, so typed<N> - plain is what the
+// compiled stamps cost, runtime_gated/N - plain what the reference's shape
+// costs at that level, and runtime_gated/0 - plain what its branches cost
+// when the swimlane is off (typed<0> is the uninstrumented loop, proven
+// exactly in docs/zero-cost.md).
+//
+//   BM_worker_plain                    AICore worker: the 32-FMA kernel alone
+//   BM_worker_typed<0|1>               + received / started / ended (level >= 1)
+//   BM_worker_runtime_gated/0|1        the same stamps behind `if (level >= 1)`
+//   BM_scheduler_plain                 AICPU scheduler: one register write per dispatch
+//   BM_scheduler_typed<0..3>           + dispatch / finish (>= 2), + loop phase (>= 3)
+//   BM_scheduler_runtime_gated/0..3    the same behind `if (level >= 2)` / `if (level >= 3)`
+//   BM_orchestrator_plain              orchestrator: publish one descriptor per submit
+//   BM_orchestrator_typed<0|3|4>       + the submit phase (level 4; 3 shows it still off)
+//   BM_orchestrator_runtime_gated/0|3|4  the same behind `if (level >= 4)`
+//
+// The gated twins take the level from state.range(0), kept in a register
+// and tested at each stamp (g++ -O3 keeps the tests in the loop; nothing
+// unswitches it into a stamp-free copy, though it may merge a task's
+// adjacent tests into one branch); the host behind them is a level-4 one,
+// since every stamp is compiled.
+//
+// After each run the host's accounting is checked: per task, 1 record for
+// the worker at level >= 1, 1 (level 2) or 2 (level 3) for the scheduler, 1
+// for the orchestrator at level 4, none otherwise, nothing dropped. A
+// mismatch fails the benchmark (error) and the program exits 1, so the
+// bench_smoke test catches a loop whose stamps were optimised away.
 //
 //   build/bench/swimlane_bench [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <memory>
+#include <string>
 
 #include "dfx/collect.hpp"
 #include "dfx/output/swimlane_host.hpp"
@@ -62,6 +95,24 @@ struct gated_fixture {
     gated_fixture() { host.start(); }
 };
 
+int failed_checks = 0;
+
+// Records per task each role sends at a level.
+std::uint64_t worker_records(int level) { return level >= 1 ? 1 : 0; }
+std::uint64_t scheduler_records(int level) { return level >= 3 ? 2 : level >= 2 ? 1 : 0; }
+std::uint64_t orchestrator_records(int level) { return level >= 4 ? 1 : 0; }
+
+// After the host stopped: exactly per_task records per iteration collected, none dropped.
+void check_records(benchmark::State& state, const dfx::swimlane_host<>* host, std::uint64_t per_task) {
+    const std::uint64_t expected = per_task * static_cast<std::uint64_t>(state.iterations());
+    const dfx::accounting_totals t = host ? dfx::totals(host->report()) : dfx::accounting_totals{};
+    if (t.collected == expected && t.dropped == 0 && t.balanced()) return;
+    ++failed_checks;
+    const std::string why = "swimlane: " + std::to_string(t.collected) + " records collected, " +
+                            std::to_string(t.dropped) + " dropped, expected " + std::to_string(expected);
+    state.SkipWithError(why.c_str());
+}
+
 template <class Sink>
 Sink make_sink(const dfx::channel_registry& channels) {
     return channels.sink<Sink>(0);
@@ -90,6 +141,7 @@ void BM_worker_typed(benchmark::State& state) {
         }
     }
     if (f.host) f.host->stop();
+    check_records(state, f.host.get(), worker_records(Level));
 }
 
 // The reference's shape: one compiled loop, every stamp behind a run-time test.
@@ -120,6 +172,7 @@ void BM_worker_runtime_gated(benchmark::State& state) {
         }
     }
     f.host.stop();
+    check_records(state, &f.host, worker_records(level));
 }
 
 void BM_scheduler_plain(benchmark::State& state) {
@@ -151,6 +204,7 @@ void BM_scheduler_typed(benchmark::State& state) {
         }
     }
     if (f.host) f.host->stop();
+    check_records(state, f.host.get(), scheduler_records(Level));
 }
 
 void BM_scheduler_runtime_gated(benchmark::State& state) {
@@ -179,6 +233,7 @@ void BM_scheduler_runtime_gated(benchmark::State& state) {
         }
     }
     f.host.stop();
+    check_records(state, &f.host, scheduler_records(level));
 }
 
 void BM_orchestrator_plain(benchmark::State& state) {
@@ -207,6 +262,36 @@ void BM_orchestrator_typed(benchmark::State& state) {
         }
     }
     if (f.host) f.host->stop();
+    check_records(state, f.host.get(), orchestrator_records(Level));
+}
+
+// The submit phase behind `if (level >= 4)`, as the worker and scheduler twins.
+void BM_orchestrator_runtime_gated(benchmark::State& state) {
+    const int level = static_cast<int>(state.range(0));
+    gated_fixture f;
+    {
+        dfx::producer<dfx::orch_phase_record, overflow> out{f.channels.get<dfx::orch_phase_record>(0)};
+        std::uint64_t ids[16] = {};
+        std::uint64_t task = 0;
+        std::uint32_t submit_idx = 0;
+        for (auto _ : state) {
+            ++task;
+            dfx::orch_phase_record r{};
+            if (level >= 4) {
+                r.task_id = task;
+                r.submit_idx = submit_idx++;
+                r.start = clock_source::now();
+            }
+            ids[task & 15] = task;
+            benchmark::DoNotOptimize(ids);
+            if (level >= 4) {
+                r.end = clock_source::now();
+                out.push(r);
+            }
+        }
+    }
+    f.host.stop();
+    check_records(state, &f.host, orchestrator_records(level));
 }
 
 }  // namespace
@@ -225,5 +310,16 @@ BENCHMARK(BM_orchestrator_plain);
 BENCHMARK_TEMPLATE(BM_orchestrator_typed, 0);
 BENCHMARK_TEMPLATE(BM_orchestrator_typed, 3);
 BENCHMARK_TEMPLATE(BM_orchestrator_typed, 4);
+BENCHMARK(BM_orchestrator_runtime_gated)->Arg(0)->Arg(3)->Arg(4);
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    if (failed_checks > 0) {
+        std::fprintf(stderr, "swimlane_bench: %d benchmark(s) failed their record check\n", failed_checks);
+        return 1;
+    }
+    return 0;
+}

@@ -8,10 +8,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
 dfx_install_packages
 build="$DFX_ROOT/build-bench"
-dfx_configure "$build" -Dtests=false -Dexamples=false -Dtools=false -Dbuildtype=release -Dbenchmarks=true
+dfx_configure "$build" -Dtests=false -Dexamples=false -Dtools=true -Dbuildtype=release -Dbenchmarks=true
 ninja -C "$build" >/dev/null
 mkdir -p "$build/results"
-for bench in transport_bench swimlane_bench orchestrator_bench; do
+for bench in transport_bench swimlane_bench orchestrator_bench args_dump_bench pmu_bench sim_bench convert_bench; do
   echo "== $bench =="
   "$build/bench/$bench" --benchmark_out="$build/results/$bench.json" --benchmark_out_format=json "$@"
 done

@@ -1,0 +1,237 @@
+// Converter throughput and peak memory: the real `dfx` binary on generated
+// inputs of 10^4 .. 10^7 tasks (bench/synthetic_capture.hpp), one child
+// process per iteration, timed from spawn to exit; peak RSS is the child's
+// own (wait4's ru_maxrss), so the benchmark process's memory never counts.
+//
+//   BM_convert_swimlane/<tasks>        dfx swimlane records (deps.json beside it) -> merged trace
+//   BM_convert_sched_overhead/<tasks>  dfx sched-overhead records (deps.json beside it)
+//   BM_convert_deps_text/<tasks>       dfx deps deps.json -> text report
+//   BM_convert_scope_stats/<tasks>     dfx scope-stats scope_stats.jsonl -> HTML report
+//
+// bytes_per_second is input bytes over wall time; counters: input_MB,
+// peak_rss_MB. The reference Python tools' times for 10k / 50k / 200k tasks
+// are in ../shared/spec/reference-performance.md; the same sizes run here so
+// docs/benchmarks.md can put the two side by side.
+//
+//   build-bench/bench/convert_bench [--inputs=DIR] [--max_tasks=N] [--smoke] [benchmark flags]
+//     --inputs     where generated inputs are cached (default: <build>/bench/inputs); a 10^7-task
+//                  capture is 12 GB of records and 8 GB of deps.json
+//     --max_tasks  largest size to run (default 10000000)
+//     --smoke      1000 tasks only, in a temporary directory (the bench_smoke test)
+// The 10^7-task swimlane trace (about 85 GB) goes to /dev/null; smaller
+// traces go to a file that is removed after each iteration.
+#include <benchmark/benchmark.h>
+
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fcntl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "synthetic_capture.hpp"
+
+extern char** environ;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string dfx_exe = DFX_EXE;
+fs::path inputs_dir = DFX_BENCH_INPUTS;
+std::uint64_t max_tasks = 10'000'000;
+bool smoke = false;
+int failures = 0;  // a failed conversion fails the run (and the smoke test)
+
+struct child_run {
+    int status = 0;
+    double seconds = 0;
+    long peak_rss_kb = 0;
+};
+
+// Runs argv with stdout and stderr to /dev/null and waits for it.
+child_run run_child(const std::vector<std::string>& args) {
+    std::vector<char*> argv;
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t io;
+    posix_spawn_file_actions_init(&io);
+    posix_spawn_file_actions_addopen(&io, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&io, 2, "/dev/null", O_WRONLY, 0);
+    child_run r;
+    const auto t0 = std::chrono::steady_clock::now();
+    pid_t pid = 0;
+    const int err = posix_spawn(&pid, argv[0], &io, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&io);
+    if (err != 0) {
+        r.status = -1;
+        return r;
+    }
+    rusage usage{};
+    wait4(pid, &r.status, 0, &usage);
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.peak_rss_kb = usage.ru_maxrss;
+    return r;
+}
+
+std::uint64_t size_of(const std::vector<fs::path>& files) {
+    std::uint64_t n = 0;
+    for (const auto& f : files) n += fs::file_size(f);
+    return n;
+}
+
+// Generates into a temporary directory renamed into place, so an interrupted
+// run never leaves a half-written input in the cache.
+template <class Generate>
+fs::path cached(const std::string& name, Generate&& generate) {
+    const fs::path dir = inputs_dir / name;
+    if (fs::exists(dir)) return dir;
+    const fs::path tmp = inputs_dir / (name + ".partial");
+    fs::remove_all(tmp);
+    std::fprintf(stderr, "generating %s ...\n", dir.c_str());
+    generate(tmp);
+    fs::rename(tmp, dir);
+    return dir;
+}
+
+fs::path swimlane_capture(std::uint64_t tasks) {
+    return cached("swimlane-v1-" + std::to_string(tasks),
+                  [&](const fs::path& d) { bench_inputs::write_swimlane_capture(d, tasks); });
+}
+
+fs::path scope_stats_capture(std::uint64_t tasks) {
+    return cached("scope-stats-v1-" + std::to_string(tasks),
+                  [&](const fs::path& d) { bench_inputs::write_scope_stats(d / "scope_stats.jsonl", tasks); });
+}
+
+enum class tool { swimlane, sched_overhead, deps_text, scope_stats };
+
+void BM_convert(benchmark::State& state, tool t, std::uint64_t tasks) {
+    fs::path dir;
+    std::vector<fs::path> inputs;
+    std::vector<std::string> args;
+    fs::path output;
+    switch (t) {
+        case tool::swimlane:
+            dir = swimlane_capture(tasks);
+            inputs = {dir / "chip_swimlane_records.json", dir / "deps.json"};
+            output = tasks >= 10'000'000 ? fs::path("/dev/null") : dir / "merged_swimlane.json";
+            args = {dfx_exe, "swimlane", inputs[0].string(), "-o", output.string()};
+            state.SetLabel(output == "/dev/null" ? "trace to /dev/null" : "trace to a file");
+            break;
+        case tool::sched_overhead:
+            dir = swimlane_capture(tasks);
+            inputs = {dir / "chip_swimlane_records.json", dir / "deps.json"};
+            args = {dfx_exe, "sched-overhead", inputs[0].string()};
+            break;
+        case tool::deps_text:
+            dir = swimlane_capture(tasks);
+            inputs = {dir / "deps.json"};
+            output = dir / "deps_viewer.txt";
+            args = {dfx_exe, "deps", inputs[0].string(), "-o", output.string()};
+            break;
+        case tool::scope_stats:
+            dir = scope_stats_capture(tasks);
+            inputs = {dir / "scope_stats.jsonl"};
+            output = dir / "scope_stats.html";
+            args = {dfx_exe, "scope-stats", inputs[0].string()};
+            break;
+    }
+    const std::uint64_t bytes = size_of(inputs);
+    long peak_kb = 0;
+    for (auto _ : state) {
+        const child_run r = run_child(args);
+        if (!output.empty() && output != "/dev/null") fs::remove(output);
+        if (r.status != 0) {
+            ++failures;
+            state.SkipWithError(("dfx failed (" + args[1] + " on " + inputs[0].string() + "): status " +
+                                 std::to_string(r.status)).c_str());
+            return;
+        }
+        state.SetIterationTime(r.seconds);
+        peak_kb = std::max(peak_kb, r.peak_rss_kb);
+    }
+    state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
+    state.counters["input_MB"] = static_cast<double>(bytes) / 1e6;
+    state.counters["peak_rss_MB"] = static_cast<double>(peak_kb) / 1024.0;
+}
+
+void register_all() {
+    const std::vector<std::uint64_t> sizes =
+        smoke ? std::vector<std::uint64_t>{1000}
+              : std::vector<std::uint64_t>{10'000, 50'000, 100'000, 200'000, 1'000'000, 10'000'000};
+    const std::pair<const char*, tool> tools[] = {{"BM_convert_swimlane", tool::swimlane},
+                                                  {"BM_convert_sched_overhead", tool::sched_overhead},
+                                                  {"BM_convert_deps_text", tool::deps_text},
+                                                  {"BM_convert_scope_stats", tool::scope_stats}};
+    for (const auto& [name, t] : tools)
+        for (const std::uint64_t n : sizes) {
+            if (n > max_tasks) continue;
+            benchmark::RegisterBenchmark((std::string(name) + "/" + std::to_string(n)).c_str(), BM_convert, t, n)
+                ->UseManualTime()
+                ->Iterations(n >= 1'000'000 ? 1 : 3)
+                ->Unit(benchmark::kMillisecond);
+        }
+}
+
+bool flag(std::string_view arg, std::string_view name, std::string& value) {
+    if (arg.substr(0, name.size()) != name) return false;
+    value = std::string(arg.substr(name.size()));
+    return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    benchmark::Initialize(&argc, argv);
+    std::string value;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        if (arg == "--smoke") {
+            smoke = true;
+        } else if (flag(arg, "--inputs=", value)) {
+            inputs_dir = value;
+        } else if (flag(arg, "--max_tasks=", value)) {
+            char* end = nullptr;
+            max_tasks = std::strtoull(value.c_str(), &end, 10);
+            if (value.empty() || *end != '\0') {
+                std::fprintf(stderr, "convert_bench: --max_tasks: not a number: %s\n", value.c_str());
+                return 2;
+            }
+        } else {
+            std::fprintf(stderr, "convert_bench: unknown option %s\n", argv[i]);
+            return 2;
+        }
+    }
+    if (!fs::exists(dfx_exe)) {
+        std::fprintf(stderr, "convert_bench: %s not found (build the dfx tool)\n", dfx_exe.c_str());
+        return 2;
+    }
+    fs::path scratch;
+    if (smoke) {
+        scratch = fs::temp_directory_path() / ("dfx_convert_bench_" + std::to_string(::getpid()));
+        inputs_dir = scratch;
+    }
+    int rc = 0;
+    try {
+        fs::create_directories(inputs_dir);
+        register_all();
+        benchmark::RunSpecifiedBenchmarks();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "convert_bench: %s\n", e.what());
+        rc = 1;
+    }
+    benchmark::Shutdown();
+    if (!scratch.empty()) fs::remove_all(scratch);
+    return rc != 0 ? rc : (failures > 0 ? 1 : 0);
+}
