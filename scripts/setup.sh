@@ -4,6 +4,7 @@
 #
 #   source scripts/setup.sh
 #   dfx_install_packages            # apt-get as root, else print the line and fail
+#   dfx_install_packages "${DFX_TEST_PACKAGES[@]}"   # the same, plus what only the tests use
 #   dfx_configure BUILD_DIR [meson setup options...]
 set -euo pipefail
 
@@ -17,9 +18,16 @@ DFX_PACKAGES=(
   graphviz valgrind
 )
 
-dfx_missing_packages() {
+# What only the tests use, on top of DFX_PACKAGES: headless Chromium loads the
+# HTML pages dfx writes (those tests skip without it). scripts/test.sh passes
+# this list to dfx_install_packages; the demo and the benchmarks do not.
+DFX_TEST_PACKAGES=(
+  chromium
+)
+
+dfx_missing_packages() {  # [extra package...]: DFX_PACKAGES and these
   local missing=()
-  for p in "${DFX_PACKAGES[@]}"; do
+  for p in "${DFX_PACKAGES[@]}" "$@"; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
       missing+=("$p")
     fi
@@ -27,9 +35,9 @@ dfx_missing_packages() {
   echo "${missing[@]:-}"
 }
 
-dfx_install_packages() {
+dfx_install_packages() {  # [extra package...]
   local missing
-  missing="$(dfx_missing_packages)"
+  missing="$(dfx_missing_packages "$@")"
   [ -z "$missing" ] && return 0
   if [ "$(id -u)" -ne 0 ]; then
     echo "dfxkit needs these Debian packages: $missing" >&2
