@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "dfx/convert/common/json_object_stream.hpp"
+#include "dfx/convert/common/pipelined_handler.hpp"
 #include "dfx/convert/common/py_format.hpp"
 #include "dfx/convert/common/py_json.hpp"
 #include "dfx/convert/common/py_path.hpp"
@@ -126,6 +127,75 @@ TEST_CASE("json_object_stream rejects malformed JSON with the file and byte offs
         } catch (const input_error& e) {
             CHECK(std::string(e.what()).find(path) == 0);
         }
+    }
+}
+
+namespace {
+
+// Records what reaches the handler after use(); throws at element `fail_at`.
+struct event_log final : json_member_handler {
+    std::vector<std::string> seen;
+    std::size_t fail_at = SIZE_MAX;
+    member_use use(std::string_view key) override { return key == "b" ? member_use::value : member_use::elements; }
+    void value(std::string_view key, simdjson::padded_string_view json) override {
+        seen.push_back(std::string(key) + "=" + std::string(std::string_view(json)));
+    }
+    void element(std::string_view key, std::size_t i, simdjson::padded_string_view json) override {
+        if (i == fail_at) throw input_error("element " + std::to_string(i) + " is bad");
+        // Parse it, as a real handler does: the padding must be there.
+        simdjson::ondemand::parser parser;
+        auto doc = parser.iterate(json);
+        std::int64_t v = 0;
+        if (doc.get_int64().get(v) != simdjson::SUCCESS) v = -1;
+        seen.push_back(std::string(key) + "[" + std::to_string(i) + "]=" + std::to_string(v));
+    }
+    void array_end(std::string_view key, std::size_t n) override { seen.push_back(std::string(key) + " len " + std::to_string(n)); }
+};
+
+std::string many_elements(std::size_t n, const char* tail = "}") {
+    std::string text = R"({"b": {"x": 1}, "a": [)";
+    for (std::size_t i = 0; i < n; ++i) text += (i ? ", " : "") + std::to_string(i * 7);
+    return text + "], \"c\": [\"s\"]" + tail;
+}
+
+}  // namespace
+
+TEST_CASE("pipelined reading delivers exactly what the direct run delivers, in order") {
+    // 300k elements: many batches in flight between the two threads.
+    const std::string path = write_temp(many_elements(300000));
+    event_log direct, piped;
+    json_object_stream(path).run(direct);
+    run_pipelined(json_object_stream(path), piped);
+    REQUIRE(direct.seen.size() == 300000 + 4);
+    CHECK(piped.seen == direct.seen);
+}
+
+TEST_CASE("pipelined reading reports the first error in file order") {
+    SUBCASE("the handler fails before the malformed tail: the handler's error") {
+        event_log h;
+        h.fail_at = 250000;
+        const std::string path = write_temp(many_elements(300000, "} trailing"));
+        CHECK_THROWS_WITH_AS(run_pipelined(json_object_stream(path), h), "element 250000 is bad", input_error);
+    }
+    SUBCASE("the file is malformed before the handler's failure: the scanner's error") {
+        event_log h;
+        h.fail_at = 250000;
+        std::string text = many_elements(300000);
+        text.replace(text.find(", 700,"), 6, ", 7x0,");  // element 100 is not JSON
+        const std::string path = write_temp(text);
+        try {
+            run_pipelined(json_object_stream(path), h);
+            FAIL("accepted malformed JSON");
+        } catch (const input_error& e) {
+            CHECK(std::string(e.what()).find("invalid JSON") != std::string::npos);
+        }
+    }
+    SUBCASE("a truncated file after every element was handled: the scanner's error") {
+        event_log h;
+        std::string text = many_elements(1000);
+        text.pop_back();
+        CHECK_THROWS_WITH_AS(run_pipelined(json_object_stream(write_temp(text)), h),
+                             doctest::Contains("unexpected end of file"), input_error);
     }
 }
 

@@ -16,6 +16,7 @@
 
 #include "dfx/convert/common/input_error.hpp"
 #include "dfx/convert/common/json_object_stream.hpp"
+#include "dfx/convert/common/pipelined_handler.hpp"
 #include "dfx/convert/common/py_json.hpp"
 #include "dfx/convert/deps/deps_document.hpp"
 
@@ -202,12 +203,13 @@ private:
 
 }  // namespace detail
 
-// Reads `path`, one array element at a time. Throws input_error for
-// unreadable or malformed files.
+// Reads `path`, one array element at a time, scanning on this thread and
+// parsing elements on a second one. Throws input_error for unreadable or
+// malformed files.
 inline deps_document read_deps(const std::string& path, deps_load_options opt = {}) {
     deps_document doc;
     detail::deps_handler handler(path, doc, opt);
-    json_object_stream(path).run(handler);
+    run_pipelined(json_object_stream(path), handler);
     return doc;
 }
 
