@@ -45,6 +45,8 @@
 // after each iteration, so the bytes stay in the page cache.
 #include <benchmark/benchmark.h>
 
+#include "checked_run.hpp"
+
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -63,7 +65,7 @@
 namespace {
 
 bool smoke = false;
-int failed_checks = 0;
+using bench::failed_checks;
 std::filesystem::path dump_dir = std::filesystem::temp_directory_path() / "dfx_args_dump_bench";
 
 using set = dfx::collectors<dfx::swimlane_level<0>, dfx::dump_level<2>>;
@@ -347,13 +349,8 @@ int main(int argc, char** argv) {
     std::filesystem::create_directories(dump_dir);
     int n = static_cast<int>(args.size());
     benchmark::Initialize(&n, args.data());
-    benchmark::RunSpecifiedBenchmarks();
-    benchmark::Shutdown();
+    const int status = bench::run_checked("args_dump_bench");
     std::error_code ec;
     std::filesystem::remove_all(dump_dir, ec);
-    if (failed_checks > 0) {
-        std::fprintf(stderr, "args_dump_bench: %d benchmark(s) failed their byte check\n", failed_checks);
-        return 1;
-    }
-    return 0;
+    return status;
 }

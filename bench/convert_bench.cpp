@@ -39,6 +39,7 @@
 #include <string_view>
 #include <vector>
 
+#include "checked_run.hpp"
 #include "synthetic_capture.hpp"
 
 extern char** environ;
@@ -51,7 +52,6 @@ std::string dfx_exe = DFX_EXE;
 fs::path inputs_dir = DFX_BENCH_INPUTS;
 std::uint64_t max_tasks = 10'000'000;
 bool smoke = false;
-int failures = 0;  // a failed conversion fails the run (and the smoke test)
 
 struct child_run {
     int status = 0;
@@ -153,7 +153,7 @@ void BM_convert(benchmark::State& state, tool t, std::uint64_t tasks) {
         const child_run r = run_child(args);
         if (!output.empty() && output != "/dev/null") fs::remove(output);
         if (r.status != 0) {
-            ++failures;
+            ++bench::failed_checks;  // a failed conversion fails the run (and the smoke test)
             state.SkipWithError(("dfx failed (" + args[1] + " on " + inputs[0].string() + "): status " +
                                  std::to_string(r.status)).c_str());
             return;
@@ -226,12 +226,11 @@ int main(int argc, char** argv) {
     try {
         fs::create_directories(inputs_dir);
         register_all();
-        benchmark::RunSpecifiedBenchmarks();
-    } catch (const std::exception& e) {
+        rc = bench::run_checked("convert_bench");
+    } catch (const std::exception& e) {  // an input that cannot be generated
         std::fprintf(stderr, "convert_bench: %s\n", e.what());
         rc = 1;
     }
-    benchmark::Shutdown();
     if (!scratch.empty()) fs::remove_all(scratch);
-    return rc != 0 ? rc : (failures > 0 ? 1 : 0);
+    return rc;
 }

@@ -32,6 +32,8 @@
 //   build/bench/orchestrator_bench [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
 
+#include "checked_run.hpp"
+
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -46,7 +48,7 @@ namespace {
 // The gated twins' run-time switch (see the top of the file).
 volatile int runtime_enabled = 0;
 
-int failed_checks = 0;
+using bench::failed_checks;
 
 std::uint64_t tasks(const benchmark::State& state) { return static_cast<std::uint64_t>(state.iterations()); }
 
@@ -241,11 +243,5 @@ BENCHMARK(BM_orchestrator_scope_stats_runtime_gated)->Arg(0)->Arg(1);
 int main(int argc, char** argv) {
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-    benchmark::RunSpecifiedBenchmarks();
-    benchmark::Shutdown();
-    if (failed_checks > 0) {
-        std::fprintf(stderr, "orchestrator_bench: %d benchmark(s) failed their record check\n", failed_checks);
-        return 1;
-    }
-    return 0;
+    return bench::run_checked("orchestrator_bench");
 }

@@ -50,6 +50,8 @@
 //   build/bench/pmu_bench [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
 
+#include "checked_run.hpp"
+
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -72,7 +74,7 @@ constexpr std::uint32_t func_id = 1;
 // The gated twins' run-time switch (see the top of the file).
 volatile int runtime_enabled = 0;
 
-int failed_checks = 0;
+using bench::failed_checks;
 
 // A small kernel, so the capture's share is visible: 32 multiply-adds (the
 // same as swimlane_bench's worker).
@@ -244,11 +246,5 @@ BENCHMARK_TEMPLATE(BM_worker_pmu_runtime_gated, device)->Arg(0)->Arg(1);
 int main(int argc, char** argv) {
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-    benchmark::RunSpecifiedBenchmarks();
-    benchmark::Shutdown();
-    if (failed_checks > 0) {
-        std::fprintf(stderr, "pmu_bench: %d benchmark(s) failed their row check\n", failed_checks);
-        return 1;
-    }
-    return 0;
+    return bench::run_checked("pmu_bench");
 }

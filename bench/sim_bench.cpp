@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "checked_run.hpp"
 #include "run.hpp"
 
 namespace {
@@ -29,7 +30,6 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path scratch = fs::temp_directory_path() / ("dfx_sim_bench_" + std::to_string(::getpid()));
-int failures = 0;
 
 dfx::run_config config_of(const dfx::collector_choice& collectors) {
     dfx::run_config cfg;
@@ -49,7 +49,7 @@ void BM_sim(benchmark::State& state, std::string workload, dfx::collector_choice
     for (auto _ : state) {
         const sim::run_result r = sim::run_one(rq);
         if (!r.ok()) {
-            ++failures;
+            ++bench::failed_checks;
             state.SkipWithError(r.fatal.empty() ? "the run failed its kernel check or lost records" : r.fatal.c_str());
             return;
         }
@@ -87,9 +87,8 @@ int main(int argc, char** argv) {
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
     register_all();
-    benchmark::RunSpecifiedBenchmarks();
-    benchmark::Shutdown();
+    const int status = bench::run_checked("sim_bench");
     std::error_code ec;
     fs::remove_all(scratch, ec);
-    return failures > 0 ? 1 : 0;
+    return status;
 }

@@ -37,6 +37,8 @@
 //   build/bench/swimlane_bench [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
 
+#include "checked_run.hpp"
+
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -95,7 +97,7 @@ struct gated_fixture {
     gated_fixture() { host.start(); }
 };
 
-int failed_checks = 0;
+using bench::failed_checks;
 
 // Records per task each role sends at a level.
 std::uint64_t worker_records(int level) { return level >= 1 ? 1 : 0; }
@@ -315,11 +317,5 @@ BENCHMARK(BM_orchestrator_runtime_gated)->Arg(0)->Arg(3)->Arg(4);
 int main(int argc, char** argv) {
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-    benchmark::RunSpecifiedBenchmarks();
-    benchmark::Shutdown();
-    if (failed_checks > 0) {
-        std::fprintf(stderr, "swimlane_bench: %d benchmark(s) failed their record check\n", failed_checks);
-        return 1;
-    }
-    return 0;
+    return bench::run_checked("swimlane_bench");
 }
