@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <future>
 #include <optional>
 #include <string>
 #include <system_error>
@@ -84,6 +85,13 @@ inline int run_deps_viewer(const deps_viewer_options& opt) {
     deps_load_options load;
     load.details = (opt.html && opt.show_tensor_info) || dataflow;
     load.geometry = dataflow;
+    // The swimlane records beside deps.json (core types per task) are read on
+    // another thread while deps.json is; a failure is a warning, given below
+    // in the reference's order.
+    const std::string sidecar_path = py_path_join(dir, "chip_swimlane_records.json");
+    std::future<sidecar_tasks> sidecar_read;
+    if (fs::exists(sidecar_path, ec))
+        sidecar_read = std::async(std::launch::async, [&sidecar_path] { return read_perf_sidecar(sidecar_path); });
     deps_document doc = read_deps(input_path, load);
     if (doc.dropped_edges > 0)
         std::fprintf(stderr, "warning: %s: ignored %zu edge entr%s that %s not an object or %s no usable pred/succ\n",
@@ -95,10 +103,9 @@ inline int run_deps_viewer(const deps_viewer_options& opt) {
     else if (const auto found = discover_name_map(dir == "." ? fs::path() : fs::path(dir))) names = load_name_map(found->string());
 
     std::optional<sidecar_tasks> sidecar;
-    const std::string sidecar_path = py_path_join(dir, "chip_swimlane_records.json");
-    if (fs::exists(sidecar_path, ec)) {
+    if (sidecar_read.valid()) {
         try {
-            sidecar = read_perf_sidecar(sidecar_path);
+            sidecar = sidecar_read.get();
         } catch (const input_error& e) {
             std::fprintf(stderr, "Warning: couldn't read %s\n", e.what());
         }

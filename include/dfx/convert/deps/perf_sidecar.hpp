@@ -21,6 +21,7 @@
 
 #include "dfx/convert/common/input_error.hpp"
 #include "dfx/convert/common/json_object_stream.hpp"
+#include "dfx/convert/common/pipelined_handler.hpp"
 #include "dfx/convert/common/py_json.hpp"
 
 namespace dfx::convert::deps {
@@ -182,7 +183,7 @@ private:
 // viewer turns that into a warning and goes on without it, as the reference does.
 inline sidecar_tasks read_perf_sidecar(const std::string& path) {
     detail::sidecar_handler r(path);
-    json_object_stream(path).run(r);
+    run_pipelined(json_object_stream(path), r);
     try {
         return r.finish();
     } catch (const input_error& e) {
