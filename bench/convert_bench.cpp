@@ -4,6 +4,8 @@
 // own (wait4's ru_maxrss), so the benchmark process's memory never counts.
 //
 //   BM_convert_swimlane/<tasks>        dfx swimlane records (deps.json beside it) -> merged trace
+//   BM_convert_swimlane_to_null/<tasks>  the same with the trace written to /dev/null: the
+//                                      converter's own speed, without the disk's write-back
 //   BM_convert_sched_overhead/<tasks>  dfx sched-overhead records (deps.json beside it)
 //   BM_convert_deps_text/<tasks>       dfx deps deps.json -> text report
 //   BM_convert_scope_stats/<tasks>     dfx scope-stats scope_stats.jsonl -> HTML report
@@ -114,7 +116,7 @@ fs::path scope_stats_capture(std::uint64_t tasks) {
                   [&](const fs::path& d) { bench_inputs::write_scope_stats(d / "scope_stats.jsonl", tasks); });
 }
 
-enum class tool { swimlane, sched_overhead, deps_text, scope_stats };
+enum class tool { swimlane, swimlane_to_null, sched_overhead, deps_text, scope_stats };
 
 void BM_convert(benchmark::State& state, tool t, std::uint64_t tasks) {
     fs::path dir;
@@ -128,6 +130,13 @@ void BM_convert(benchmark::State& state, tool t, std::uint64_t tasks) {
             output = tasks >= 10'000'000 ? fs::path("/dev/null") : dir / "merged_swimlane.json";
             args = {dfx_exe, "swimlane", inputs[0].string(), "-o", output.string()};
             state.SetLabel(output == "/dev/null" ? "trace to /dev/null" : "trace to a file");
+            break;
+        case tool::swimlane_to_null:
+            dir = swimlane_capture(tasks);
+            inputs = {dir / "chip_swimlane_records.json", dir / "deps.json"};
+            output = "/dev/null";
+            args = {dfx_exe, "swimlane", inputs[0].string(), "-o", output.string()};
+            state.SetLabel("trace to /dev/null");
             break;
         case tool::sched_overhead:
             dir = swimlane_capture(tasks);
@@ -171,12 +180,14 @@ void register_all() {
         smoke ? std::vector<std::uint64_t>{1000}
               : std::vector<std::uint64_t>{10'000, 50'000, 100'000, 200'000, 1'000'000, 10'000'000};
     const std::pair<const char*, tool> tools[] = {{"BM_convert_swimlane", tool::swimlane},
+                                                  {"BM_convert_swimlane_to_null", tool::swimlane_to_null},
                                                   {"BM_convert_sched_overhead", tool::sched_overhead},
                                                   {"BM_convert_deps_text", tool::deps_text},
                                                   {"BM_convert_scope_stats", tool::scope_stats}};
     for (const auto& [name, t] : tools)
         for (const std::uint64_t n : sizes) {
             if (n > max_tasks) continue;
+            if (t == tool::swimlane_to_null && n >= 10'000'000) continue;  // BM_convert_swimlane already is
             benchmark::RegisterBenchmark((std::string(name) + "/" + std::to_string(n)).c_str(), BM_convert, t, n)
                 ->UseManualTime()
                 ->Iterations(n >= 1'000'000 ? 1 : 3)

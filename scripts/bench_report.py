@@ -26,6 +26,7 @@ REFERENCE = {
 }
 TOOL_TITLE = {
     "swimlane": "dfx swimlane (records + deps.json -> merged trace)",
+    "swimlane_to_null": "dfx swimlane, trace to /dev/null (the converter without the disk)",
     "sched_overhead": "dfx sched-overhead",
     "deps_text": "dfx deps (text)",
     "scope_stats": "dfx scope-stats (HTML)",
@@ -250,7 +251,7 @@ def convert_section(runs, out_dir):
             "exit. MB/s is input bytes over wall time; peak RSS is the child's own. The reference column is "
             "../shared/spec/reference-performance.md (same machine class; its inputs are of the same shape, "
             "about 5-25 % larger per task).\n"]
-    for tool in ["swimlane", "sched_overhead", "deps_text", "scope_stats"]:
+    for tool in ["swimlane", "swimlane_to_null", "sched_overhead", "deps_text", "scope_stats"]:
         if tool not in data:
             continue
         rows = []
@@ -258,7 +259,7 @@ def convert_section(runs, out_dir):
             b = data[tool][n]
             wall = ns(b, "real_time") / 1e9
             rss = b.get("peak_rss_MB")
-            ref = REFERENCE.get(tool, {}).get(n)
+            ref = REFERENCE.get(tool.replace("_to_null", ""), {}).get(n)
             rows.append((f"{n:,}", fmt(b.get("input_MB")), fmt(wall), fmt(b.get("bytes_per_second", 0) / 1e6),
                          fmt(rss), f"{ref[0]:g} s, {ref[1]:,} MB" if ref else "",
                          f"**{ref[0] / wall:.0f}x**" if ref else "", f"{ref[1] / rss:.0f}x" if ref and rss else "",
