@@ -3,6 +3,7 @@
 #   * g++ with AddressSanitizer + UndefinedBehaviorSanitizer, all suites
 #   * clang++ at -O0 (warnings are errors there too), all suites, benchmarks' smoke tests included
 #   * g++ with ThreadSanitizer, the transport suite
+#   * clang++ with libFuzzer + ASan + UBSan, the fuzz suite (a bounded run per reader)
 # and finish with one plain line "N passed, N failed" over all builds.
 #
 #   bash scripts/test.sh
@@ -10,7 +11,7 @@ set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 set +e
 
-dfx_install_packages || exit 1
+dfx_install_packages "${DFX_TEST_PACKAGES[@]}" || exit 1
 jobs="$(nproc 2>/dev/null || echo 2)"
 
 declare -a builds=()
@@ -20,7 +21,9 @@ run_build() {  # name, CXX, suite ("" for all), meson options...
   local dir="$DFX_ROOT/build-test-$name"
   local targets=() suite_args=()
   if [ -n "$suite" ]; then
-    targets=("tests/$suite/${suite}_tests")
+    # A suite's tests are one executable; the fuzz build configures nothing
+    # but its targets (-Dfuzzers=true, the rest off), so it builds everything.
+    [ "$suite" != fuzz ] && targets=("tests/$suite/${suite}_tests")
     suite_args=(--no-rebuild --suite "$suite")
   fi
   echo "== $name: configure and build =="
@@ -43,5 +46,9 @@ failed_builds=0
 run_build gcc-asan-ubsan g++ "" -Dsanitizers=address,undefined -Ddebug=true -Doptimization=1 -Dbenchmarks=false
 run_build clang clang++ "" -Dbuildtype=debug
 run_build gcc-tsan g++ transport -Dsanitizers=thread -Dbuildtype=debugoptimized -Dexamples=false
+# One libFuzzer target per input reader, 20 s each, two at a time (fuzz/, docs/testing.md);
+# about 4 minutes with the build on 2 cores. Longer runs by hand: bash scripts/fuzz.sh.
+run_build clang-fuzz clang++ fuzz -Dsanitizers=address,undefined -Dfuzzers=true -Ddebug=true -Doptimization=1 \
+  -Dtests=false -Dbenchmarks=false -Dexamples=false -Dtools=false
 
 python3 "$DFX_ROOT/scripts/count_results.py" "$failed_builds" "${builds[@]}"

@@ -75,11 +75,15 @@ public:
     }
     void value(std::string_view key, simdjson::padded_string_view json) override {
         if (key != "metadata") throw input_error(path_ + ": \"aicore_tasks\" must be an array");
-        auto doc = parser_.iterate(json);
-        simdjson::ondemand::value v;
-        if (doc.type() == simdjson::ondemand::json_type::object &&
-            doc.get_object().find_field_unordered("clock_freq_hz").get(v) == simdjson::SUCCESS)
-            freq = py_int(v).value_or(0);
+        try {  // simdjson validates what the stream did not (UTF-8) and throws its own error
+            auto doc = parser_.iterate(json);
+            simdjson::ondemand::value v;
+            if (doc.type() == simdjson::ondemand::json_type::object &&
+                doc.get_object().find_field_unordered("clock_freq_hz").get(v) == simdjson::SUCCESS)
+                freq = py_int(v).value_or(0);
+        } catch (const simdjson::simdjson_error& e) {
+            throw input_error(fmt::format("{}: metadata: {}", path_, e.what()));
+        }
     }
     void element(std::string_view, std::size_t i, simdjson::padded_string_view json) override {
         std::int64_t cols[5] = {};
@@ -439,7 +443,7 @@ void walk_trace(const std::string& path, Sink& sink) {
             }
             if (key == "traceEvents") {
                 found = true;
-                sink.member(key, {});
+                sink.member(key, "");  // not {}: a null data() would reach memcpy (undefined even for 0 bytes)
                 sink.events_begin();
                 return member_use::elements;
             }
@@ -450,10 +454,14 @@ void walk_trace(const std::string& path, Sink& sink) {
                 throw input_error(path + ": merged swimlane JSON must contain a traceEvents list");
             sink.member(key, std::string_view(json));
         }
-        void element(std::string_view, std::size_t, simdjson::padded_string_view json) override {
+        void element(std::string_view, std::size_t index, simdjson::padded_string_view json) override {
             if (std::string_view(json).front() != '{')
                 throw input_error(path + ": merged swimlane JSON must contain a traceEvents list of objects");
-            sink.event(json);
+            try {  // simdjson validates what the stream did not (UTF-8) and throws its own error
+                sink.event(json);
+            } catch (const simdjson::simdjson_error& e) {
+                throw input_error(fmt::format("{}: traceEvents[{}]: {}", path, index, e.what()));
+            }
         }
         void array_end(std::string_view key, std::size_t) override {
             if (key == "traceEvents" || key.empty()) sink.events_end();

@@ -193,11 +193,15 @@ public:
     }
     void value(std::string_view key, simdjson::padded_string_view json) override {
         if (key != "bin_file") throw input_error(path_ + ": \"" + std::string(key) + "\" must be an array");
-        with_scalar(json, [&](simdjson::ondemand::value& v) {
-            if (v.type() == json_type::null) m_.bin_file.reset();
-            else if (v.type() == json_type::string) m_.bin_file = std::string(std::string_view(v.get_string()));
-            else throw input_error(path_ + ": \"bin_file\" must be a string or null");
-        });
+        try {  // simdjson validates what the stream did not (UTF-8) and throws its own error
+            with_scalar(json, [&](simdjson::ondemand::value& v) {
+                if (v.type() == json_type::null) m_.bin_file.reset();
+                else if (v.type() == json_type::string) m_.bin_file = std::string(std::string_view(v.get_string()));
+                else throw input_error(path_ + ": \"bin_file\" must be a string or null");
+            });
+        } catch (const simdjson::simdjson_error& e) {
+            throw input_error(path_ + ": \"bin_file\": " + e.what());
+        }
     }
     void element(std::string_view key, std::size_t index, simdjson::padded_string_view json) override {
         (key == "args" ? m_.args : legacy).push_back(parser_.parse(key, index, json));

@@ -116,9 +116,15 @@ inline std::string export_file_name(const dump_arg& a) {
 }
 
 // Reads [offset, offset+size) of the payload file; fewer bytes when the file is short.
+// Offset and size come from the manifest: the size is cut to what the file
+// holds before the buffer is allocated (a bin_size of 2^40 is not 1 TB of RAM).
 inline std::vector<unsigned char> read_payload(const std::string& bin_path, std::uint64_t offset, std::uint64_t size) {
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(bin_path.c_str(), "rb"), &std::fclose);
     if (!f) throw input_error(fmt::format("{}: cannot open: {}", bin_path, std::strerror(errno)));
+    if (fseeko(f.get(), 0, SEEK_END) != 0) return {};
+    const off_t end = ftello(f.get());
+    if (end < 0 || offset >= static_cast<std::uint64_t>(end)) return {};
+    size = std::min(size, static_cast<std::uint64_t>(end) - offset);
     if (fseeko(f.get(), static_cast<off_t>(offset), SEEK_SET) != 0) return {};
     std::vector<unsigned char> data(size);
     data.resize(std::fread(data.data(), 1, data.size(), f.get()));

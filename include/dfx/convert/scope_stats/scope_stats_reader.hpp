@@ -6,8 +6,10 @@
 #include <array>
 #include <cstdint>
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <simdjson.h>
@@ -63,6 +65,32 @@ inline double number_at(simdjson::ondemand::value v, const std::string& where) {
     throw input_error(where + ": expected a number");
 }
 
+// A number stored in an integer field: integers exactly, other numbers
+// truncated toward zero. A value outside T is an input error: converting it
+// (double -> int) would be undefined behaviour.
+template <class T>
+T integer_at(simdjson::ondemand::value v, const std::string& where) {
+    std::int64_t i = 0;
+    std::uint64_t u = 0;
+    bool fits = false;
+    T out{};
+    if (v.get_int64().get(i) == simdjson::SUCCESS) {
+        fits = std::in_range<T>(i);
+        out = static_cast<T>(i);
+    } else if (v.get_uint64().get(u) == simdjson::SUCCESS) {
+        fits = std::in_range<T>(u);
+        out = static_cast<T>(u);
+    } else {
+        const double d = number_at(v, where);
+        // (min - 1, max + 1) exclusive: exactly the doubles whose truncation fits T.
+        fits = d > static_cast<double>(std::numeric_limits<T>::min()) - 1.0 &&
+               d < static_cast<double>(std::numeric_limits<T>::max()) + 1.0;
+        if (fits) out = static_cast<T>(d);
+    }
+    if (!fits) throw input_error(where + ": number out of range");
+    return out;
+}
+
 }  // namespace detail
 
 inline scope_stats_file read_scope_stats(const std::string& path) {
@@ -106,10 +134,10 @@ inline scope_stats_file read_scope_stats(const std::string& path) {
                             into[i++] = detail::number_at(item, at);
                         }
                     };
-                    if (key == "version") m.version = static_cast<int>(detail::number_at(value, at));
+                    if (key == "version") m.version = detail::integer_at<int>(value, at);
                     else if (key == "fatal") { bool b = false; if (value.get_bool().get(b)) throw input_error(at + ": expected true or false"); m.fatal = b; }
-                    else if (key == "dropped") m.dropped = static_cast<std::uint64_t>(detail::number_at(value, at));
-                    else if (key == "total") m.total = static_cast<std::uint64_t>(detail::number_at(value, at));
+                    else if (key == "dropped") m.dropped = detail::integer_at<std::uint64_t>(value, at);
+                    else if (key == "total") m.total = detail::integer_at<std::uint64_t>(value, at);
                     else if (key == "task_window_max") four(m.task_window_max);
                     else if (key == "heap_max") four(m.heap_max);
                     else if (key == "dep_pool_max") four(m.dep_pool_max);
@@ -137,9 +165,9 @@ inline scope_stats_file read_scope_stats(const std::string& path) {
                     b.begin = s == "begin";
                     has_phase = true;
                 } else if (key == "depth") {
-                    b.depth = static_cast<int>(detail::number_at(value, at));
+                    b.depth = detail::integer_at<int>(value, at);
                 } else if (key == "ring") {
-                    b.ring = static_cast<int>(detail::number_at(value, at));
+                    b.ring = detail::integer_at<int>(value, at);
                     if (b.ring < 0 || b.ring >= scope_rings) throw input_error(at + ": ring in [0, 3] expected");
                     has_ring = true;
                 } else if (key == "tensormap") {

@@ -87,9 +87,18 @@ struct clock_alignment {
         out.push_back('}');
     }
 
+    // value * multiplier / divisor truncated toward zero, for divisor > 0 and
+    // |multiplier|, divisor below 2^64. The product is never formed: it can
+    // pass 2^127 (a 2^95 ns correction times a 2^64-cycle delta, from a file's
+    // extreme anchors) while the quotient fits. With |value| = q*divisor + r:
+    // |value|*|multiplier|/divisor = q*|multiplier| + r*|multiplier|/divisor.
     static int128 mul_div(int128 value, int128 multiplier, int128 divisor) noexcept {
-        // Truncation toward zero is C++'s integer division.
-        return value * multiplier / divisor;
+        const bool negative = (value < 0) != (multiplier < 0);
+        const uint128 a = value < 0 ? -static_cast<uint128>(value) : static_cast<uint128>(value);
+        const uint128 b = multiplier < 0 ? -static_cast<uint128>(multiplier) : static_cast<uint128>(multiplier);
+        const auto d = static_cast<uint128>(divisor);
+        const uint128 m = a / d * b + a % d * b / d;
+        return negative ? -static_cast<int128>(m) : static_cast<int128>(m);
     }
 };
 

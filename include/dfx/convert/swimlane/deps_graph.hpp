@@ -107,7 +107,9 @@ std::optional<std::uint64_t> normalize_task_id(Value& v) {
         if (read_integer(v, x, why)) return static_cast<std::uint64_t>(x);
         double d = 0;
         if (v.get_double().get(d) != simdjson::SUCCESS || !std::isfinite(d) || std::fabs(d) >= 1.8e19) return std::nullopt;
-        return static_cast<std::uint64_t>(static_cast<std::int64_t>(std::trunc(d)));
+        // Masked through the magnitude: |d| can pass INT64_MAX, where a cast to int64 is undefined.
+        const auto magnitude = static_cast<std::uint64_t>(std::fabs(std::trunc(d)));
+        return d < 0 ? std::uint64_t{0} - magnitude : magnitude;
     }
     if (t == json_type::boolean) {
         bool b = false;

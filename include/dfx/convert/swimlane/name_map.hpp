@@ -43,6 +43,22 @@ struct name_map {
     [[nodiscard]] bool empty() const noexcept { return names.empty(); }
 };
 
+namespace detail {
+
+// A key as it may appear in a one-line error message: control characters
+// (a "\n" escape in the file is a real newline once unescaped) as \xNN.
+inline std::string printable_key(std::string_view key) {
+    std::string out;
+    for (const char c : key) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 || u == 0x7F) out += fmt::format("\\x{:02x}", u);
+        else out.push_back(c);
+    }
+    return out;
+}
+
+}  // namespace detail
+
 // A name map is a few hundred bytes: it is read whole.
 inline name_map load_name_map(const std::string& path) {
     std::error_code ec;
@@ -90,7 +106,7 @@ inline name_map load_name_map(const std::string& path) {
                 simdjson::ondemand::value n;
                 if (entry.value().get(n) != simdjson::SUCCESS) fail("invalid JSON");
                 std::string s;
-                if (!read_string(n, s, why)) fail(fmt::format("callable_id_to_name.{}: {}", id_s, why));
+                if (!read_string(n, s, why)) fail(fmt::format("callable_id_to_name.{}: {}", detail::printable_key(id_s), why));
                 m.names.emplace_back(id_s, std::move(s));
             }
         }

@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include <fmt/format.h>
@@ -248,6 +249,9 @@ inline perf_data load_perf_data(const std::string& path, std::FILE* warnings = s
             std::size_t count;
         };
         std::vector<unmatched> misses;  // in first-seen order
+        // core -> its entry in misses: a search of misses per row would be
+        // quadratic when core ids are many (a corrupt core_id column).
+        std::unordered_map<std::uint32_t, std::size_t> miss_of_core;
         std::size_t total_misses = 0;
         pd.tasks.reserve(rf.aicpu.size());
         for (const aicpu_row& row : rf.aicpu) {
@@ -257,12 +261,9 @@ inline perf_data load_perf_data(const std::string& path, std::FILE* warnings = s
                                        });
             if (it == rf.aicore.begin() || std::prev(it)->core != row.core || std::prev(it)->reg != row.reg) {
                 ++total_misses;
-                auto m = std::find_if(misses.begin(), misses.end(), [&](const unmatched& u) { return u.core == row.core; });
-                if (m == misses.end()) {
-                    misses.push_back({row.core, 1});
-                } else {
-                    ++m->count;
-                }
+                const auto [m, first] = miss_of_core.try_emplace(row.core, misses.size());
+                if (first) misses.push_back({row.core, 0});
+                ++misses[m->second].count;
                 continue;
             }
             task t = make_task(*std::prev(it));
