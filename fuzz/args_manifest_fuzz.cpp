@@ -27,8 +27,8 @@ struct text_sink {  // write_export's output, kept small
     void maybe_flush() {}
 };
 
-std::string write_payload(const std::string& dir) {
-    const std::string path = dir + "/args.bin";
+std::string write_payload(dfx::fuzz::input_file& beside) {
+    const std::string path = beside.sibling("args.bin");
     unsigned char bytes[256];
     for (unsigned i = 0; i < sizeof bytes; ++i) bytes[i] = static_cast<unsigned char>(i * 37 + 11);  // NaNs and infs among them
     std::FILE* f = std::fopen(path.c_str(), "wb");
@@ -40,7 +40,7 @@ std::string write_payload(const std::string& dir) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     static dfx::fuzz::input_file file("args_dump.json");
-    static const std::string bin = write_payload(file.dir());
+    static const std::string bin = write_payload(file);
     const std::string& path = file.write(data, size);
     dfx::fuzz::expect_input_error_only(path, [&] {
         const dump::args_manifest m = dump::read_args_manifest(path);

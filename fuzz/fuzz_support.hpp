@@ -23,9 +23,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "dfx/convert/common/input_error.hpp"
 
@@ -43,12 +43,13 @@ public:
             dir = tmp && *tmp ? tmp : "/tmp";
         }
         dir_ = dir + "/dfx-fuzz-" + std::to_string(getpid());
-        if (mkdir_p(dir_) != 0) die("cannot create the scratch directory " + dir_);
+        if (make_dir(dir_) != 0) die("cannot create the scratch directory " + dir_);
         path_ = dir_ + "/" + std::string(name);
     }
     ~input_file() {
         std::remove(path_.c_str());
-        rmdir(dir_.c_str());  // fails (harmlessly) while a target's other files are in it
+        for (const std::string& f : siblings_) std::remove(f.c_str());
+        rmdir(dir_.c_str());
     }
     input_file(const input_file&) = delete;
     input_file& operator=(const input_file&) = delete;
@@ -64,9 +65,14 @@ public:
     [[nodiscard]] const std::string& path() const noexcept { return path_; }
     // The process's scratch directory (for readers that also write beside their input).
     [[nodiscard]] const std::string& dir() const noexcept { return dir_; }
+    // A file of the target's own beside the input, removed with it.
+    std::string sibling(std::string_view name) {
+        siblings_.push_back(dir_ + "/" + std::string(name));
+        return siblings_.back();
+    }
 
 private:
-    static int mkdir_p(const std::string& d) {
+    static int make_dir(const std::string& d) {  // 0 when it exists (a pid reused) or was made
         if (::mkdir(d.c_str(), 0700) == 0) return 0;
         return access(d.c_str(), W_OK);
     }
@@ -76,6 +82,7 @@ private:
     }
     std::string dir_;
     std::string path_;
+    std::vector<std::string> siblings_;
 };
 
 // A sink for warnings (opened once, kept for the process).
