@@ -248,7 +248,8 @@ def convert_section(runs, out_dir):
     text = ["## Converters\n",
             "The `dfx` binary as a child process on generated inputs (`bench/synthetic_capture.hpp`: a level-4 "
             "capture on 24 cores and 3 scheduler threads with its deps.json; a scope_stats.jsonl), from spawn to "
-            "exit. MB/s is input bytes over wall time; peak RSS is the child's own. The reference column is "
+            "exit. MB/s is input bytes over wall time; peak RSS is the child's own (ru_maxrss; it includes at most the "
+            "few MB the forking bench process holds, its `spawner_rss_MB`). The reference column is "
             "../shared/spec/reference-performance.md (same machine class; its inputs are of the same shape, "
             "about 5-25 % larger per task).\n"]
     for tool in ["swimlane", "swimlane_to_null", "sched_overhead", "deps_text", "scope_stats"]:
