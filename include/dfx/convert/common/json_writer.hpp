@@ -116,6 +116,7 @@ public:
     }
 
     void append(std::string_view s) {
+        if (s.empty()) return;  // an empty view may carry a null data(): memcpy must not see it
         while (s.size() > capacity - size_) {  // larger than the room left: fill, hand over, go on
             const std::size_t part = capacity - size_;
             std::memcpy(buf_ + size_, s.data(), part);
