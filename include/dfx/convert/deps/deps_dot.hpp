@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "dfx/convert/common/html_escape.hpp"
 #include "dfx/convert/deps/deps_graph.hpp"
 #include "dfx/convert/deps/deps_text.hpp"
 #include "dfx/convert/deps/edge_modes.hpp"
@@ -30,20 +31,6 @@ inline std::string dot_escape(std::string_view s) {
         else if (c == '"') out += "\\\"";
         else if (c == '\n') out += "\\n";
         else out += c;
-    }
-    return out;
-}
-
-inline std::string html_escape(std::string_view s) {
-    std::string out;
-    for (char c : s) {
-        switch (c) {
-        case '&': out += "&amp;"; break;
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '"': out += "&quot;"; break;
-        default: out += c;
-        }
     }
     return out;
 }

@@ -11,26 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "dfx/convert/common/html_escape.hpp"
 #include "dfx/convert/scope_stats/scope_pairs.hpp"
 
 namespace dfx::convert {
 
 namespace detail {
-
-inline std::string html_escape(const std::string& text) {
-    std::string out;
-    out.reserve(text.size());
-    for (char c : text) {
-        switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&quot;"; break;
-            default: out += c;
-        }
-    }
-    return out;
-}
 
 inline std::string printf_string(const char* format, double value) {
     char buffer[64];
