@@ -139,18 +139,12 @@ void BM_convert(benchmark::State& state, tool t, std::uint64_t tasks) {
     fs::path output;
     switch (t) {
         case tool::swimlane:
-            dir = swimlane_capture(tasks);
-            inputs = {dir / "chip_swimlane_records.json", dir / "deps.json"};
-            output = tasks >= 10'000'000 ? fs::path("/dev/null") : dir / "merged_swimlane.json";
-            args = {dfx_exe, "swimlane", inputs[0].string(), "-o", output.string()};
-            state.SetLabel(output == "/dev/null" ? "trace to /dev/null" : "trace to a file");
-            break;
         case tool::swimlane_to_null:
             dir = swimlane_capture(tasks);
             inputs = {dir / "chip_swimlane_records.json", dir / "deps.json"};
-            output = "/dev/null";
+            output = t == tool::swimlane_to_null || tasks >= 10'000'000 ? fs::path("/dev/null") : dir / "merged_swimlane.json";
             args = {dfx_exe, "swimlane", inputs[0].string(), "-o", output.string()};
-            state.SetLabel("trace to /dev/null");
+            state.SetLabel(output == "/dev/null" ? "trace to /dev/null" : "trace to a file");
             break;
         case tool::sched_overhead:
             dir = swimlane_capture(tasks);
