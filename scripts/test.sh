@@ -2,7 +2,8 @@
 # Set up and run every test:
 #   * g++ with AddressSanitizer + UndefinedBehaviorSanitizer, all suites
 #   * clang++ at -O0 (warnings are errors there too), all suites, benchmarks' smoke tests included
-#   * g++ with ThreadSanitizer, the transport suite
+#   * g++ with ThreadSanitizer, the suites with threads: the transport and the
+#     converters' readers (scan-ahead / pipelined parsing, the trace writer thread)
 #   * clang++ with libFuzzer + ASan + UBSan, the fuzz suite (a bounded run per reader)
 # and finish with one plain line "N passed, N failed" over all builds.
 #
@@ -15,17 +16,21 @@ dfx_install_packages "${DFX_TEST_PACKAGES[@]}" || exit 1
 jobs="$(nproc 2>/dev/null || echo 2)"
 
 declare -a builds=()
-run_build() {  # name, CXX, suite ("" for all), meson options...
-  local name="$1" compiler="$2" suite="$3"
+run_build() {  # name, CXX, what to test ("" for everything), meson options...
+  # What to test: space-separated words, each "suite:<name>" (a whole suite,
+  # built by the default target: the fuzz build configures nothing else) or
+  # "<ninja target>:<test name>" (one test executable, built alone).
+  local name="$1" compiler="$2" selection="$3"
   shift 3
   local dir="$DFX_ROOT/build-test-$name"
-  local targets=() suite_args=()
-  if [ -n "$suite" ]; then
-    # A suite's tests are one executable; the fuzz build configures nothing
-    # but its targets (-Dfuzzers=true, the rest off), so it builds everything.
-    [ "$suite" != fuzz ] && targets=("tests/$suite/${suite}_tests")
-    suite_args=(--no-rebuild --suite "$suite")
-  fi
+  local targets=() test_args=() word
+  for word in $selection; do
+    case "$word" in
+      suite:*) test_args+=(--suite "${word#suite:}") ;;
+      *) targets+=("${word%%:*}"); test_args+=("${word#*:}") ;;
+    esac
+  done
+  [ -n "$selection" ] && test_args=(--no-rebuild "${test_args[@]}")
   echo "== $name: configure and build =="
   if ! CXX="$compiler" dfx_configure "$dir" "$@" || ! ninja -C "$dir" -j "$jobs" "${targets[@]}" >"$dir.build.log" 2>&1; then
     tail -n 60 "$dir.build.log" 2>/dev/null
@@ -34,7 +39,7 @@ run_build() {  # name, CXX, suite ("" for all), meson options...
     return
   fi
   echo "== $name: test =="
-  meson test -C "$dir" --num-processes "$jobs" --print-errorlogs "${suite_args[@]}" 2>&1 | grep -vE '^\s*$' | tail -n 200
+  meson test -C "$dir" --num-processes "$jobs" --print-errorlogs "${test_args[@]}" 2>&1 | grep -vE '^\s*$' | tail -n 200
   builds+=("$dir")
 }
 
@@ -45,10 +50,11 @@ failed_builds=0
 # to keep CI well inside its time.
 run_build gcc-asan-ubsan g++ "" -Dsanitizers=address,undefined -Ddebug=true -Doptimization=1 -Dbenchmarks=false
 run_build clang clang++ "" -Dbuildtype=debug
-run_build gcc-tsan g++ transport -Dsanitizers=thread -Dbuildtype=debugoptimized -Dexamples=false
+run_build gcc-tsan g++ "tests/transport/transport_tests:transport tests/convert_swimlane/convert_swimlane_tests:swimlane_unit
+  tests/convert_deps/convert_deps_units:convert_deps_units" -Dsanitizers=thread -Dbuildtype=debugoptimized -Dexamples=false
 # One libFuzzer target per input reader, 20 s each, two at a time (fuzz/, docs/testing.md);
 # about 4 minutes with the build on 2 cores. Longer runs by hand: bash scripts/fuzz.sh.
-run_build clang-fuzz clang++ fuzz -Dsanitizers=address,undefined -Dfuzzers=true -Ddebug=true -Doptimization=1 \
+run_build clang-fuzz clang++ suite:fuzz -Dsanitizers=address,undefined -Dfuzzers=true -Ddebug=true -Doptimization=1 \
   -Dtests=false -Dbenchmarks=false -Dexamples=false -Dtools=false
 
 python3 "$DFX_ROOT/scripts/count_results.py" "$failed_builds" "${builds[@]}"

@@ -3,12 +3,15 @@
 #include <doctest/doctest.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 
 #include <sys/stat.h>
 #include <string>
+
+#include <fmt/format.h>
 
 #include "dfx/convert/common/background_writer.hpp"
 #include "dfx/convert/common/json_writer.hpp"
@@ -53,6 +56,32 @@ TEST_CASE("trace microseconds: at most 6 decimals, integral values keep '.0'") {
         w.commit();
     }
     CHECK(swimlane_test::slurp(path) == "2.3 10.0 0.0 -0.0 0.02 -1.5 13.74 0.0 1000000000000.0 ");
+}
+
+TEST_CASE("trace microseconds: every sixth-decimal digit pattern") {
+    // x = n + k / 10^6 must print n, '.', then k's six digits without
+    // trailing zeros ('0' when k is 0); k sweeps the digit pairs.
+    scratch_dir dir;
+    const auto path = dir.file("us6.json");
+    std::string expected;
+    std::uint64_t state = 12345;
+    auto next = [&] { return state = state * 6364136223846793005ull + 1442695040888963407ull; };
+    {
+        dfx::convert::json_file_writer w(path);
+        for (int i = 0; i < 20000; ++i) {
+            const std::uint64_t n = (next() >> 33) % 100000000;
+            // The multiples of 10^4 (trailing zeros), then values just under 10^6, then any.
+            const auto u = static_cast<std::uint64_t>(i);
+            const std::uint64_t k = u < 100 ? u * 10000 : u < 200 ? 999999 - u : (next() >> 33) % 1000000;
+            w.append_us(static_cast<double>(n) + static_cast<double>(k) / 1e6);
+            w.push_back(' ');
+            std::string frac = fmt::format("{:06}", k);
+            while (frac.size() > 1 && frac.back() == '0') frac.pop_back();
+            expected += fmt::format("{}.{} ", n, frac);
+        }
+        w.commit();
+    }
+    CHECK(swimlane_test::slurp(path) == expected);
 }
 
 TEST_CASE("an uncommitted writer leaves no file behind") {

@@ -31,13 +31,18 @@
 
 #include <array>
 #include <cerrno>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <deque>
+#include <exception>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -66,8 +71,9 @@ public:
     [[nodiscard]] std::uint64_t offset() const noexcept { return consumed_ + pos_; }
 
     // Throws input_error "<file>: <what> (at byte N)".
-    [[noreturn]] void fail(std::string_view what) const {
-        throw input_error(fmt::format("{}: {} (at byte {})", path_, what, offset()));
+    [[noreturn]] void fail(std::string_view what) const { fail_at_byte(offset(), what); }
+    [[noreturn]] void fail_at_byte(std::uint64_t byte, std::string_view what) const {
+        throw input_error(fmt::format("{}: {} (at byte {})", path_, what, byte));
     }
 
     // The first significant byte of the next value (without consuming it):
@@ -175,6 +181,32 @@ public:
         return count;
     }
 
+    // Inside an array: calls f(batch, end_offset) for every capture_batch of
+    // it, in order, and leaves the array. `end_offset` is the byte offset just
+    // past the batch, for the caller's messages (offset() must not be used
+    // inside f: the stream may be ahead). When the array is longer than one
+    // batch, the next batches are scanned on a second thread while f parses
+    // this one: scanning is a third of reading a large records file, and the
+    // two overlap on two cores. The first error in file order wins: a batch
+    // that f rejects precedes the scan error of any later batch.
+    template <class F>
+    void for_each_batch(std::size_t target_bytes, F&& f) {
+        simdjson::padded_string_view batch;
+        if (capture_batch(target_bytes, batch) == 0) return;
+        if (peek_byte() != ',') {  // one batch holds the whole array: no thread
+            f(batch, offset());
+            capture_batch(target_bytes, batch);  // leaves the array (or reports what follows instead of ']')
+            return;
+        }
+        // The scanner captures into captured_: the first batch moves out of its way.
+        const std::uint64_t first_end = offset();
+        std::string first = std::move(captured_);
+        captured_ = std::string();
+        batch_prefetcher ahead(*this, target_bytes);
+        f(simdjson::padded_string_view(first.data(), batch.size(), first.capacity()), first_end);
+        while (const auto* next = ahead.next()) f(next->view(), next->end_offset);
+    }
+
     // The text of the last capture (for messages).
     [[nodiscard]] std::string_view captured_text() const noexcept { return captured_; }
 
@@ -200,6 +232,88 @@ private:
         void operator()(std::FILE* f) const noexcept { std::fclose(f); }
     };
     static constexpr int max_depth = 512;
+
+    // for_each_batch's scanner thread: capture_batch in a loop, at most two
+    // batches ahead of the consumer. The stream belongs to this thread until
+    // the array ends (or the prefetcher is destroyed, which stops and joins it).
+    class batch_prefetcher {
+    public:
+        struct slot {
+            std::string bytes;  // capacity includes simdjson's padding
+            std::size_t size = 0;
+            std::uint64_t end_offset = 0;
+            [[nodiscard]] simdjson::padded_string_view view() const {
+                return simdjson::padded_string_view(bytes.data(), size, bytes.capacity());
+            }
+        };
+
+        batch_prefetcher(json_stream& js, std::size_t target_bytes)
+            : js_(js), target_bytes_(target_bytes), thread_([this] { scan(); }) {}
+        batch_prefetcher(const batch_prefetcher&) = delete;
+        batch_prefetcher& operator=(const batch_prefetcher&) = delete;
+        ~batch_prefetcher() {
+            {
+                std::lock_guard lock(mutex_);
+                stopping_ = true;
+            }
+            room_.notify_one();
+            thread_.join();
+        }
+
+        // The next batch (valid until the next call), or nullptr once the
+        // array is over; the scan's error, if any, is thrown in its place.
+        const slot* next() {
+            std::unique_lock lock(mutex_);
+            if (!current_.bytes.empty()) spare_ = std::move(current_.bytes);  // recycled for the next capture
+            ready_cv_.wait(lock, [&] { return !ready_.empty() || finished_; });
+            if (ready_.empty()) {
+                if (error_) std::rethrow_exception(error_);
+                return nullptr;
+            }
+            current_ = std::move(ready_.front());
+            ready_.pop_front();
+            room_.notify_one();
+            return &current_;
+        }
+
+    private:
+        void scan() {
+            try {
+                for (;;) {
+                    {
+                        std::unique_lock lock(mutex_);
+                        room_.wait(lock, [&] { return ready_.size() < 2 || stopping_; });
+                        if (stopping_) return;
+                        js_.captured_ = std::move(spare_);
+                        spare_ = std::string();
+                    }
+                    simdjson::padded_string_view batch;
+                    if (js_.capture_batch(target_bytes_, batch) == 0) break;
+                    slot s{std::move(js_.captured_), batch.size(), js_.offset()};
+                    std::lock_guard lock(mutex_);
+                    ready_.push_back(std::move(s));
+                    ready_cv_.notify_one();
+                }
+            } catch (...) {
+                std::lock_guard lock(mutex_);
+                error_ = std::current_exception();
+            }
+            std::lock_guard lock(mutex_);
+            finished_ = true;
+            ready_cv_.notify_one();
+        }
+
+        json_stream& js_;
+        std::size_t target_bytes_;
+        std::mutex mutex_;
+        std::condition_variable ready_cv_, room_;
+        std::deque<slot> ready_;
+        slot current_;
+        std::string spare_;
+        bool stopping_ = false, finished_ = false;
+        std::exception_ptr error_;
+        std::thread thread_;  // last: starts once everything above is built
+    };
 
     // Comma handling shared by next_key / next_item.
     bool advance_in(char close) {

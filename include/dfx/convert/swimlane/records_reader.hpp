@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -29,9 +30,12 @@ namespace dfx::convert::swimlane {
 
 class records_reader {
 public:
-    // chunk_bytes: the read size (tests use tiny chunks to cross every boundary).
-    explicit records_reader(std::string path, std::size_t chunk_bytes = std::size_t{1} << 20)
-        : js_(std::move(path), chunk_bytes) {}
+    // chunk_bytes: the read size; batch_bytes: how much of an array simdjson
+    // parses at a time (tests make both tiny to cross every boundary and to
+    // run the scan-ahead thread on small files).
+    explicit records_reader(std::string path, std::size_t chunk_bytes = std::size_t{1} << 20,
+                            std::size_t batch_bytes = default_batch_bytes)
+        : js_(std::move(path), chunk_bytes), batch_bytes_(batch_bytes) {}
 
     records_file read() {
         out_.path = js_.path();
@@ -66,8 +70,12 @@ public:
 private:
     using value = simdjson::ondemand::value;
 
+    // Inside for_each_item the stream may be scanning ahead on its own
+    // thread: errors name the end of the batch being parsed instead.
     [[noreturn]] void fail_at(std::string_view where, std::string_view what) {
-        js_.fail(fmt::format("{}: {}", where, what));
+        const std::string message = fmt::format("{}: {}", where, what);
+        if (batch_end_) js_.fail_at_byte(*batch_end_, message);
+        js_.fail(message);
     }
 
     // Parses the next value of the stream as its own simdjson document.
@@ -136,8 +144,8 @@ private:
     template <class Where, class F>
     void for_each_item(const Where& where_array, F&& f) {
         std::size_t index = 0;
-        simdjson::padded_string_view batch;
-        while (js_.capture_batch(batch_bytes, batch) != 0) {
+        js_.for_each_batch(batch_bytes_, [&](simdjson::padded_string_view batch, std::uint64_t end_offset) {
+            batch_end_ = end_offset;
             if (parser_.iterate(batch).get(doc_) != simdjson::SUCCESS) fail_at(where_array(), "invalid JSON");
             simdjson::ondemand::array arr;
             if (doc_.get_array().get(arr) != simdjson::SUCCESS) fail_at(where_array(), "invalid JSON");
@@ -149,7 +157,8 @@ private:
                 f(v, index);
                 ++index;
             }
-        }
+            batch_end_.reset();
+        });
     }
 
     // ---- top-level keys -----------------------------------------------------
@@ -591,13 +600,15 @@ private:
     static constexpr std::int64_t max_thread_index = 1023;
     // Elements are parsed this many bytes at a time: large enough that the
     // per-document cost of simdjson vanishes, small enough to stay in cache.
-    static constexpr std::size_t batch_bytes = std::size_t{256} << 10;
+    static constexpr std::size_t default_batch_bytes = std::size_t{256} << 10;
 
     json_stream js_;
+    std::size_t batch_bytes_;
     simdjson::ondemand::parser parser_;
     simdjson::ondemand::document doc_;
     records_file out_;
     std::string why_;
+    std::optional<std::uint64_t> batch_end_;  // set while for_each_item parses a batch
 };
 
 inline records_file read_records_file(const std::string& path) { return records_reader(path).read(); }
