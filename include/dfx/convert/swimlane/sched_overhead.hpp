@@ -26,6 +26,7 @@
 
 #include <fmt/format.h>
 
+#include "dfx/convert/common/json_value.hpp"
 #include "dfx/convert/swimlane/deps_graph.hpp"
 #include "dfx/convert/swimlane/labels.hpp"
 #include "dfx/convert/swimlane/overhead_model.hpp"
@@ -82,10 +83,12 @@ struct thread_loop {
     std::int64_t thread = 0;
     double complete_us = 0, async_poll_us = 0, dispatch_us = 0, idle_us = 0;
     double total_us = 0;
-    std::int64_t finishes = 0;
+    // Sums of recorded counters are 128-bit: any int64 a file holds adds up
+    // without overflow, to the exact total the reference (Python ints) prints.
+    int128 finishes = 0;
     std::int64_t loops = 0;
-    std::int64_t pop_hit = 0, pop_miss = 0;
-    std::int64_t completed = 0;  // logical tasks attributed to this thread
+    int128 pop_hit = 0, pop_miss = 0;
+    int128 completed = 0;  // logical tasks attributed to this thread
     std::int64_t fanout_edges = 0, fanout_max = 0, fanin_edges = 0, fanin_max = 0;
 };
 
@@ -407,7 +410,7 @@ inline int print_sched_overhead(std::FILE* out, std::FILE* err, const perf_data&
         }
     }
     double total_us = 0.0;
-    std::int64_t total_completed = 0, total_loops = 0, total_finishes = 0;
+    int128 total_completed = 0, total_loops = 0, total_finishes = 0;
     for (const auto& t : threads) {
         total_us += t.total_us;
         total_completed += t.completed;
@@ -460,7 +463,8 @@ inline int print_sched_overhead(std::FILE* out, std::FILE* err, const perf_data&
                    fmt::format("{:.2f}", total_completed > 0 ? p.total / static_cast<double>(total_completed) : 0.0));
     }
     fmt::print(out, "\n");
-    std::int64_t fanout_edges = 0, fanout_max = 0, fanin_edges = 0, fanin_max = 0, pop_hit = 0, pop_miss = 0;
+    std::int64_t fanout_edges = 0, fanout_max = 0, fanin_edges = 0, fanin_max = 0;
+    int128 pop_hit = 0, pop_miss = 0;
     for (const auto& t : threads) {
         fanout_edges += t.fanout_edges;
         fanout_max = std::max(fanout_max, t.fanout_max);
