@@ -74,16 +74,19 @@ public:
         std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path_.c_str(), "rb"), &std::fclose);
         if (!f) throw input_error(path_ + ": cannot open: " + std::strerror(errno));
         handler_ = &h;
-        std::vector<char> block(block_size_);
+        // simdjson's padding after the block: a value that lies wholly in the
+        // block is handed over in place, without a copy.
+        std::vector<char> block(block_size_ + simdjson::SIMDJSON_PADDING, ' ');
         std::uint64_t total = 0;
         for (;;) {
-            const std::size_t n = std::fread(block.data(), 1, block.size(), f.get());
+            const std::size_t n = std::fread(block.data(), 1, block_size_, f.get());
             if (n > 0) {
                 base_ = total;
+                block_len_ = n;
                 feed(block.data(), n);
                 total += n;
             }
-            if (n < block.size()) {
+            if (n < block_size_) {
                 if (std::ferror(f.get())) throw input_error(path_ + ": read error: " + std::strerror(errno));
                 break;
             }
@@ -115,109 +118,181 @@ private:
 
     static bool is_ws(unsigned char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
     static bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+    static bool is_special(unsigned char c) { return c == '"' || c == '\\' || c < 0x20; }
     static bool is_hex(unsigned char c) {
         return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
     }
 
-    // Whether any of the 8 bytes at p is '"', '\\' or below 0x20 (may report
-    // a false positive, never a false negative: the caller rescans bytewise).
-    static bool special_in_word(const char* p) {
+    // A mask with the high bit set in each of the 8 bytes at p that is '"',
+    // '\\' or below 0x20. Borrows can also flag bytes above a flagged one,
+    // never below it: the lowest set bit is exact (and zero means none).
+    static std::uint64_t special_bytes(const char* p) {
         std::uint64_t w;
         std::memcpy(&w, p, sizeof w);
         constexpr std::uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
         auto has_zero = [](std::uint64_t v) { return (v - ones) & ~v & highs; };
         const std::uint64_t below_space = (w - ones * 0x20) & ~w & highs;
-        return (has_zero(w ^ (ones * '"')) | has_zero(w ^ (ones * '\\')) | below_space) != 0;
+        return has_zero(w ^ (ones * '"')) | has_zero(w ^ (ones * '\\')) | below_space;
+    }
+    static std::size_t skip_ws(const char* p, std::size_t i, std::size_t n) {
+        while (i < n && is_ws(static_cast<unsigned char>(p[i]))) ++i;
+        return i;
     }
 
     [[noreturn]] void fail(std::size_t i, const char* what) const {
         throw input_error(path_ + ": invalid JSON at byte " + std::to_string(base_ + i) + ": " + what);
     }
 
+    // Direct-threaded: each label is a state and jumps straight to the one
+    // that follows. (A loop with a switch per byte paid a mispredicted
+    // indirect jump per token, most of the scan.) Out of bytes, the state is
+    // parked in st_ and the next block resumes there.
     void feed(const char* p, std::size_t n) {
         std::size_t i = 0;
-        while (i < n) {
-            const auto c = static_cast<unsigned char>(p[i]);
-            switch (st_) {
-            case state::value:
-            case state::arr_first:
-                if (is_ws(c)) { ++i; break; }
-                if (st_ == state::arr_first && c == ']') { close(p, i, '['); ++i; break; }
-                begin_value(i, c);
-                ++i;
-                break;
-            case state::obj_first:
-            case state::obj_key:
-                if (is_ws(c)) { ++i; break; }
-                if (c == '"') { begin_key(i); ++i; break; }
-                if (st_ == state::obj_first && c == '}') { close(p, i, '{'); ++i; break; }
-                fail(i, st_ == state::obj_first ? "expected a string key or '}'" : "expected a string key");
-            case state::string:
-                // Most bytes of a JSON file are string contents: skip 8 at a
-                // time while none of them is '"', '\\' or a control character.
-                while (i + 8 <= n && !special_in_word(p + i)) i += 8;
-                while (i < n) {
-                    const auto s = static_cast<unsigned char>(p[i]);
-                    if (s == '"' || s == '\\') break;
-                    if (s < 0x20) fail(i, "control character inside a string");
-                    ++i;
-                }
-                if (i == n) break;  // the string goes on in the next block
-                if (p[i] == '\\') st_ = state::escape;
-                else end_string(p, i);
-                ++i;
-                break;
-            case state::escape:
-                if (c == 'u') { unicode_left_ = 4; st_ = state::unicode; }
-                else if (c != 0 && std::strchr("\"\\/bfnrt", c) != nullptr) st_ = state::string;
-                else fail(i, "invalid escape sequence in a string");
-                ++i;
-                break;
-            case state::unicode:
-                if (!is_hex(c)) fail(i, "invalid \\u escape in a string");
-                if (--unicode_left_ == 0) st_ = state::string;
-                ++i;
-                break;
-            case state::colon:
-                if (is_ws(c)) { ++i; break; }
-                if (c != ':') fail(i, "expected ':' after an object key");
-                st_ = state::value;
-                ++i;
-                break;
-            case state::after_value:
-                if (is_ws(c)) { ++i; break; }
-                if (nest_.back() == '{') {
-                    if (c == ',') st_ = state::obj_key;
-                    else if (c == '}') close(p, i, '{');
-                    else fail(i, "expected ',' or '}' after an object member");
-                } else {
-                    if (c == ',') st_ = state::value;
-                    else if (c == ']') close(p, i, '[');
-                    else fail(i, "expected ',' or ']' after an array element");
-                }
-                ++i;
-                break;
-            case state::number:
-                if (num_ == n_int || num_ == n_frac || num_ == n_exp) {  // a run of digits
-                    while (i < n && is_digit(static_cast<unsigned char>(p[i]))) ++i;
-                    if (i == n) break;
-                }
-                if (step_number(static_cast<unsigned char>(p[i]))) { ++i; break; }
-                // This byte ends the number and belongs to what follows.
-                if (num_ != n_zero && num_ != n_int && num_ != n_frac && num_ != n_exp) fail(i, "malformed number");
-                finish_value(p, i);
-                break;
-            case state::literal:
-                if (c != static_cast<unsigned char>(*lit_)) fail(i, "invalid literal (expected true, false or null)");
-                ++i;
-                if (*++lit_ == '\0') finish_value(p, i);
-                break;
-            case state::done:
-                if (!is_ws(c)) fail(i, "unexpected data after the top-level value");
-                ++i;
+        unsigned char c = 0;
+        switch (st_) {
+        case state::value: goto value;
+        case state::arr_first: goto arr_first;
+        case state::obj_first: goto obj_first;
+        case state::obj_key: goto obj_key;
+        case state::string: goto string;
+        case state::escape: goto escape;
+        case state::unicode: goto unicode;
+        case state::colon: goto colon;
+        case state::after_value: goto after_value;
+        case state::number: goto number;
+        case state::literal: goto literal;
+        case state::done: goto done;
+        }
+
+    arr_first:
+        i = skip_ws(p, i, n);
+        if (i == n) { st_ = state::arr_first; goto out; }
+        if (p[i] == ']') { close(p, i++, '['); goto after_finish; }
+        goto value_start;
+    value:
+        i = skip_ws(p, i, n);
+        if (i == n) { st_ = state::value; goto out; }
+    value_start:
+        c = static_cast<unsigned char>(p[i]);
+        begin_value(i, c);  // fails unless c starts a value
+        ++i;
+        switch (c) {
+        case '"': goto string;
+        case '{': goto obj_first;
+        case '[': goto arr_first;
+        case 't': case 'f': case 'n': goto literal;
+        default: goto number;
+        }
+
+    obj_first:
+        i = skip_ws(p, i, n);
+        if (i == n) { st_ = state::obj_first; goto out; }
+        if (p[i] == '}') { close(p, i++, '{'); goto after_finish; }
+        if (p[i] != '"') fail(i, "expected a string key or '}'");
+        begin_key(i++);
+        goto string;
+    obj_key:
+        i = skip_ws(p, i, n);
+        if (i == n) { st_ = state::obj_key; goto out; }
+        if (p[i] != '"') fail(i, "expected a string key");
+        begin_key(i++);
+        goto string;
+
+    string:
+        // Most bytes of a JSON file are string contents: find the first '"',
+        // '\\' or control character 8 bytes at a time.
+        for (;;) {
+            if (i + 8 > n) {
+                while (i < n && !is_special(static_cast<unsigned char>(p[i]))) ++i;
                 break;
             }
+            const std::uint64_t special = special_bytes(p + i);
+            if (special != 0) {
+                i += static_cast<std::size_t>(__builtin_ctzll(special)) / 8;
+                break;
+            }
+            i += 8;
         }
+        if (i == n) { st_ = state::string; goto out; }  // the string goes on in the next block
+        if (p[i] == '"') {
+            const bool key = in_key_;
+            end_string(p, i++);
+            if (key) goto colon;
+            goto after_finish;
+        }
+        if (p[i] != '\\') fail(i, "control character inside a string");
+        ++i;
+    escape:
+        if (i == n) { st_ = state::escape; goto out; }
+        c = static_cast<unsigned char>(p[i]);
+        if (c == 'u') {
+            unicode_left_ = 4;
+            ++i;
+            goto unicode;
+        }
+        if (c == 0 || std::strchr("\"\\/bfnrt", c) == nullptr) fail(i, "invalid escape sequence in a string");
+        ++i;
+        goto string;
+    unicode:
+        for (; unicode_left_ > 0; --unicode_left_, ++i) {
+            if (i == n) { st_ = state::unicode; goto out; }
+            if (!is_hex(static_cast<unsigned char>(p[i]))) fail(i, "invalid \\u escape in a string");
+        }
+        goto string;
+
+    colon:
+        i = skip_ws(p, i, n);
+        if (i == n) { st_ = state::colon; goto out; }
+        if (p[i] != ':') fail(i, "expected ':' after an object key");
+        ++i;
+        goto value;
+
+    after_finish:  // a value just ended (finish_value has run)
+        if (nest_.empty()) goto done;
+    after_value:
+        i = skip_ws(p, i, n);
+        if (i == n) { st_ = state::after_value; goto out; }
+        c = static_cast<unsigned char>(p[i]);
+        if (nest_.back() == '{') {
+            if (c == ',') { ++i; goto obj_key; }
+            if (c == '}') { close(p, i++, '{'); goto after_finish; }
+            fail(i, "expected ',' or '}' after an object member");
+        }
+        if (c == ',') { ++i; goto value; }
+        if (c == ']') { close(p, i++, '['); goto after_finish; }
+        fail(i, "expected ',' or ']' after an array element");
+
+    number:
+        for (;;) {
+            if (num_ == n_int || num_ == n_frac || num_ == n_exp) {  // a run of digits
+                while (i < n && is_digit(static_cast<unsigned char>(p[i]))) ++i;
+            }
+            if (i == n) { st_ = state::number; goto out; }
+            if (!step_number(static_cast<unsigned char>(p[i]))) break;
+            ++i;
+        }
+        // This byte ends the number and belongs to what follows.
+        if (num_ != n_zero && num_ != n_int && num_ != n_frac && num_ != n_exp) fail(i, "malformed number");
+        finish_value(p, i);
+        goto after_finish;
+
+    literal:
+        for (; *lit_ != '\0'; ++lit_, ++i) {
+            if (i == n) { st_ = state::literal; goto out; }
+            if (static_cast<unsigned char>(p[i]) != static_cast<unsigned char>(*lit_)) {
+                fail(i, "invalid literal (expected true, false or null)");
+            }
+        }
+        finish_value(p, i);
+        goto after_finish;
+
+    done:
+        i = skip_ws(p, i, n);
+        if (i != n) fail(i, "unexpected data after the top-level value");
+        st_ = state::done;
+
+    out:
         // A capture in progress continues in the next block.
         if (cap_ != capture::none) {
             buf_.append(p + cap_from_, n - cap_from_);
@@ -262,6 +337,28 @@ private:
     // treated as the value of a member named "".
     void begin_value(std::size_t i, unsigned char c) {
         const std::size_t depth = nest_.size();
+        if (depth < 3) note_value_start(i, c, depth);  // deeper values are inside an element: nothing to note
+        switch (c) {
+        case '{':
+        case '[':
+            if (depth >= max_depth) fail(i, "nesting too deep");
+            nest_.push_back(static_cast<char>(c));
+            st_ = c == '{' ? state::obj_first : state::arr_first;
+            return;
+        case '"': in_key_ = false; st_ = state::string; return;
+        case 't': lit_ = "rue"; st_ = state::literal; return;
+        case 'f': lit_ = "alse"; st_ = state::literal; return;
+        case 'n': lit_ = "ull"; st_ = state::literal; return;
+        case '-': num_ = n_minus; st_ = state::number; return;
+        default:
+            if (!is_digit(c)) fail(i, "expected a JSON value");
+            num_ = c == '0' ? n_zero : n_int;
+            st_ = state::number;
+        }
+    }
+
+    // The top level, a member's value or an element starts: note arrays and captures.
+    void note_value_start(std::size_t i, unsigned char c, std::size_t depth) {
         if (depth == 0) {
             if (c != '{' && (c != '[' || !allow_top_array_)) fail(i, "the top-level value is not a JSON object");
             if (c == '[') {
@@ -280,23 +377,6 @@ private:
         } else if (depth == (top_array_ ? 1u : 2u) && in_array_member_) {
             ++element_count_;
             if (use_ == member_use::elements) start_capture(i, depth);
-        }
-        switch (c) {
-        case '{':
-        case '[':
-            if (depth >= max_depth) fail(i, "nesting too deep");
-            nest_.push_back(static_cast<char>(c));
-            st_ = c == '{' ? state::obj_first : state::arr_first;
-            return;
-        case '"': in_key_ = false; st_ = state::string; return;
-        case 't': lit_ = "rue"; st_ = state::literal; return;
-        case 'f': lit_ = "alse"; st_ = state::literal; return;
-        case 'n': lit_ = "ull"; st_ = state::literal; return;
-        case '-': num_ = n_minus; st_ = state::number; return;
-        default:
-            if (!is_digit(c)) fail(i, "expected a JSON value");
-            num_ = c == '0' ? n_zero : n_int;
-            st_ = state::number;
         }
     }
 
@@ -353,12 +433,23 @@ private:
     // A value ended just before p[end]; nest_ is back at the depth it started at.
     void finish_value(const char* p, std::size_t end) {
         const std::size_t depth = nest_.size();
+        st_ = depth == 0 ? state::done : state::after_value;
+        if (depth < 3) finish_shallow_value(p, end, depth);  // deeper values are inside an element
+    }
+
+    // The top level, a member's value or an element ended: deliver captures, close arrays.
+    void finish_shallow_value(const char* p, std::size_t end, std::size_t depth) {
         if (cap_ == capture::value && depth == cap_depth_) {
-            buf_.append(p + cap_from_, end - cap_from_);
             cap_ = capture::none;
-            const std::size_t len = buf_.size();
-            buf_.reserve(len + simdjson::SIMDJSON_PADDING);
-            const simdjson::padded_string_view view(buf_.data(), len, buf_.capacity());
+            simdjson::padded_string_view view;
+            if (buf_.empty()) {  // it began in this block: in place (the block is padded)
+                view = simdjson::padded_string_view(p + cap_from_, end - cap_from_,
+                                                    block_len_ - cap_from_ + simdjson::SIMDJSON_PADDING);
+            } else {
+                buf_.append(p + cap_from_, end - cap_from_);
+                buf_.reserve(buf_.size() + simdjson::SIMDJSON_PADDING);
+                view = simdjson::padded_string_view(buf_.data(), buf_.size(), buf_.capacity());
+            }
             if (depth == 1 && !top_array_) handler_->value(key_, view);
             else handler_->element(key_, element_count_ - 1, view);
         }
@@ -366,7 +457,6 @@ private:
             in_array_member_ = false;
             handler_->array_end(key_, element_count_);
         }
-        st_ = depth == 0 ? state::done : state::after_value;
     }
 
     std::string path_;
@@ -374,6 +464,7 @@ private:
     bool allow_top_array_;
     json_member_handler* handler_ = nullptr;
     std::uint64_t base_ = 0;  // file offset of the block being scanned
+    std::size_t block_len_ = 0;  // bytes in it
 
     state st_ = state::value;
     unsigned char num_ = n_int;

@@ -88,13 +88,14 @@ private:
 
     void add(kind what, std::string_view key, std::size_t index, simdjson::padded_string_view json) {
         const std::string_view text(json);
-        const std::size_t offset = filling_.bytes.size();
+        std::vector<char>& bytes = filling_.bytes;
+        const std::size_t offset = bytes.size();
         if (!text.empty()) {
-            filling_.bytes.resize(offset + text.size() + simdjson::SIMDJSON_PADDING, ' ');
-            std::memcpy(filling_.bytes.data() + offset, text.data(), text.size());
+            bytes.insert(bytes.end(), text.begin(), text.end());
+            bytes.resize(bytes.size() + simdjson::SIMDJSON_PADDING, ' ');
         }
         filling_.events.push_back({what, std::string(key), index, offset, text.size()});
-        if (filling_.bytes.size() >= batch_bytes || filling_.events.size() >= batch_bytes / 64) hand_over();
+        if (bytes.size() >= batch_bytes || filling_.events.size() >= batch_bytes / 64) hand_over();
     }
 
     // Queues the filling batch; waits while two are already queued. A
@@ -111,6 +112,10 @@ private:
         room_.wait(lock, [&] { return queue_.size() < 2 || error_; });
         queue_.push_back(std::move(filling_));
         filling_ = {};
+        if (!spare_.empty()) {  // a replayed batch: its memory is allocated and touched already
+            filling_ = std::move(spare_.back());
+            spare_.pop_back();
+        }
         work_.notify_one();
     }
 
@@ -143,6 +148,9 @@ private:
                 }
             }
             lock.lock();
+            b.bytes.clear();
+            b.events.clear();
+            if (spare_.size() < 2) spare_.push_back(std::move(b));
             busy_ = false;
             room_.notify_all();
         }
@@ -164,6 +172,7 @@ private:
     std::mutex mutex_;
     std::condition_variable work_, room_;
     std::deque<batch> queue_;
+    std::vector<batch> spare_;  // replayed batches, for reuse
     bool busy_ = false;
     bool stopping_ = false;
     std::exception_ptr error_;

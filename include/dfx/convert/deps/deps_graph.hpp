@@ -185,15 +185,13 @@ inline deps_graph build_graph(deps_document doc, const name_map& names, const si
         if (!t.has_kernel()) continue;
         node_meta& m = meta[t.id];
         m.present = true;
-        std::vector<std::int64_t> valid;
-        for (std::int64_t s : t.slots)
-            if (s >= 0) valid.push_back(s);
-        if (!m.func_id) m.func_id = valid.front();
+        if (!m.func_id) m.func_id = *std::find_if(t.slots.begin(), t.slots.end(), [](std::int64_t s) { return s >= 0; });
         m.has_slots = true;
         m.slots = t.slots;
         if (names.nonempty && m.func_name.empty()) {
             std::vector<std::string> active;
-            for (std::int64_t id : valid) {
+            for (std::int64_t id : t.slots) {
+                if (id < 0) continue;
                 std::string n = names.name_or_fallback(id);
                 if (std::find(active.begin(), active.end(), n) == active.end()) active.push_back(std::move(n));
             }
