@@ -212,13 +212,14 @@ inline perf_data load_perf_data(const std::string& path, std::FILE* warnings = s
 
     // ---- core types ---------------------------------------------------------
     std::vector<std::uint16_t> type_of_core;  // per core id listed in metadata
-    auto type_index = [&](const std::string& name) -> std::uint16_t {
-        for (std::size_t i = 0; i < pd.core_type_names.size(); ++i) {
-            if (pd.core_type_names[i] == name) return static_cast<std::uint16_t>(i);
-        }
+    std::unordered_map<std::string_view, std::uint16_t> type_by_name;  // views of meta.core_types and "aiv"
+    auto type_index = [&](std::string_view name) -> std::uint16_t {
+        if (const auto it = type_by_name.find(name); it != type_by_name.end()) return it->second;
         if (pd.core_type_names.size() >= 0xFFFF) fail("too many distinct core types");
-        pd.core_type_names.push_back(name);
-        return static_cast<std::uint16_t>(pd.core_type_names.size() - 1);
+        const auto index = static_cast<std::uint16_t>(pd.core_type_names.size());
+        pd.core_type_names.emplace_back(name);
+        type_by_name.emplace(name, index);
+        return index;
     };
     const std::uint16_t default_type = type_index("aiv");  // cores missing from the table
     type_of_core.reserve(meta.core_types.size());
