@@ -188,7 +188,11 @@ public:
     // batch, the next batches are scanned on a second thread while f parses
     // this one: scanning is a third of reading a large records file, and the
     // two overlap on two cores. The first error in file order wins: a batch
-    // that f rejects precedes the scan error of any later batch.
+    // that f rejects precedes the scan error of any later batch. When f
+    // throws, the thread finishes the batch it is scanning before it stops
+    // (so a stalled pipe would hold the error up; inputs are files), and the
+    // stream is left somewhere after the failing batch: callers give up.
+    // captured_text() does not hold the last batch afterwards.
     template <class F>
     void for_each_batch(std::size_t target_bytes, F&& f) {
         simdjson::padded_string_view batch;

@@ -150,7 +150,8 @@ private:
             lock.lock();
             b.bytes.clear();
             b.events.clear();
-            if (spare_.size() < 2) spare_.push_back(std::move(b));
+            // Kept for reuse unless one huge value grew it: that memory goes back.
+            if (spare_.size() < 2 && b.bytes.capacity() <= 2 * batch_bytes) spare_.push_back(std::move(b));
             busy_ = false;
             room_.notify_all();
         }

@@ -144,6 +144,10 @@ private:
     template <class Where, class F>
     void for_each_item(const Where& where_array, F&& f) {
         std::size_t index = 0;
+        struct clear_on_exit {
+            std::optional<std::uint64_t>& end;
+            ~clear_on_exit() { end.reset(); }
+        } clear{batch_end_};
         js_.for_each_batch(batch_bytes_, [&](simdjson::padded_string_view batch, std::uint64_t end_offset) {
             batch_end_ = end_offset;
             if (parser_.iterate(batch).get(doc_) != simdjson::SUCCESS) fail_at(where_array(), "invalid JSON");
@@ -157,7 +161,6 @@ private:
                 f(v, index);
                 ++index;
             }
-            batch_end_.reset();
         });
     }
 

@@ -424,13 +424,13 @@ inline int print_sched_overhead(std::FILE* out, std::FILE* err, const perf_data&
     fmt::print(out, "  {}\n", std::string(54, '-'));
     for (const auto& t : threads) {
         const double ns = t.loops ? t.total_us * 1000 / static_cast<double>(t.loops) : 0.0;
-        fmt::print(out, fmt2, fmt::format("T{}", t.thread), t.loops, t.completed, fmt::format("{:.0f}", ns),
+        fmt::print(out, fmt2, fmt::format("T{}", t.thread), t.loops, to_decimal(t.completed), fmt::format("{:.0f}", ns),
                    fmt::format("{:.1f}", t.total_us));
     }
     const double avg_loop_us = total_loops > 0 ? total_us / static_cast<double>(total_loops) : 0.0;
-    fmt::print(out, fmt2, "SUM", total_loops, total_completed, fmt::format("{:.0f}", avg_loop_us * 1000),
+    fmt::print(out, fmt2, "SUM", to_decimal(total_loops), to_decimal(total_completed), fmt::format("{:.0f}", avg_loop_us * 1000),
                fmt::format("{:.1f}", total_us));
-    fmt::print(out, "  FINs observed (Complete phase): {}\n\n", total_finishes);
+    fmt::print(out, "  FINs observed (Complete phase): {}\n\n", to_decimal(total_finishes));
 
     struct phase_row {
         const char* label;
@@ -480,7 +480,7 @@ inline int print_sched_overhead(std::FILE* out, std::FILE* err, const perf_data&
     fmt::print(out, "  Fanin  (release producers): total edges={}, max_degree={}, avg_degree={:.1f}\n\n", fanin_edges,
                fanin_max, fanin_avg);
     const double pop_rate = pct(static_cast<double>(pop_hit), static_cast<double>(pop_hit + pop_miss));
-    fmt::print(out, "  Pop: hit={}, miss={}, hit_rate={:.1f}%\n\n", pop_hit, pop_miss, pop_rate);
+    fmt::print(out, "  Pop: hit={}, miss={}, hit_rate={:.1f}%\n\n", to_decimal(pop_hit), to_decimal(pop_miss), pop_rate);
 
     double tail_sum = 0.0;
     for (const double v : tails) tail_sum += v;
