@@ -178,8 +178,8 @@ public:
     void append_int(Int v) {
         reserve(48);
         // {fmt}'s integer path (digit count from the bit length, two digits
-        // per step): in the profile of a 50k-task trace, integers fell from
-        // 13 % of the time with std::to_chars to 6 %.
+        // per step): profiles of a 50k-task trace put integer formatting at
+        // about 60 ms with it against 73 ms with std::to_chars.
         size_ = static_cast<std::size_t>(fmt::format_to(buf_ + size_, FMT_COMPILE("{}"), v) - buf_);
     }
     // Call between events: writes the buffer out once it holds a block.
