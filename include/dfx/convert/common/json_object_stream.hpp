@@ -343,17 +343,15 @@ private:
         case '[':
             if (depth >= max_depth) fail(i, "nesting too deep");
             nest_.push_back(static_cast<char>(c));
-            st_ = c == '{' ? state::obj_first : state::arr_first;
             return;
-        case '"': in_key_ = false; st_ = state::string; return;
-        case 't': lit_ = "rue"; st_ = state::literal; return;
-        case 'f': lit_ = "alse"; st_ = state::literal; return;
-        case 'n': lit_ = "ull"; st_ = state::literal; return;
-        case '-': num_ = n_minus; st_ = state::number; return;
+        case '"': in_key_ = false; return;
+        case 't': lit_ = "rue"; return;
+        case 'f': lit_ = "alse"; return;
+        case 'n': lit_ = "ull"; return;
+        case '-': num_ = n_minus; return;
         default:
             if (!is_digit(c)) fail(i, "expected a JSON value");
             num_ = c == '0' ? n_zero : n_int;
-            st_ = state::number;
         }
     }
 
@@ -382,7 +380,6 @@ private:
 
     void begin_key(std::size_t i) {
         in_key_ = true;
-        st_ = state::string;
         if (nest_.size() == 1 && !top_array_) {  // a top-level key: keep its text
             cap_ = capture::key;
             cap_from_ = i + 1;
@@ -395,7 +392,6 @@ private:
             finish_value(p, i + 1);
             return;
         }
-        st_ = state::colon;
         if (cap_ != capture::key) return;
         buf_.append(p + cap_from_, i - cap_from_);
         cap_ = capture::none;
@@ -433,7 +429,6 @@ private:
     // A value ended just before p[end]; nest_ is back at the depth it started at.
     void finish_value(const char* p, std::size_t end) {
         const std::size_t depth = nest_.size();
-        st_ = depth == 0 ? state::done : state::after_value;
         if (depth < 3) finish_shallow_value(p, end, depth);  // deeper values are inside an element
     }
 
@@ -466,7 +461,7 @@ private:
     std::uint64_t base_ = 0;  // file offset of the block being scanned
     std::size_t block_len_ = 0;  // bytes in it
 
-    state st_ = state::value;
+    state st_ = state::value;  // where the next block resumes (feed parks it there)
     unsigned char num_ = n_int;
     bool in_key_ = false;
     int unicode_left_ = 0;
