@@ -14,12 +14,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <tuple>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
+#include "dfx/convert/common/id_index.hpp"
 #include "dfx/convert/deps/deps_document.hpp"
 #include "dfx/convert/deps/name_map.hpp"
 #include "dfx/convert/deps/perf_sidecar.hpp"
@@ -66,10 +65,12 @@ struct deps_graph {
 
     task_formatter fmt;
 
-    std::uint32_t index_of(std::uint64_t id) const {
-        return static_cast<std::uint32_t>(std::lower_bound(nodes.begin(), nodes.end(), id) - nodes.begin());
+    // The node index of `id`, if it is a node.
+    std::optional<std::uint32_t> find_node(std::uint64_t id) const {
+        const auto it = std::lower_bound(nodes.begin(), nodes.end(), id);
+        if (it == nodes.end() || *it != id) return std::nullopt;
+        return static_cast<std::uint32_t>(it - nodes.begin());
     }
-    bool has_node(std::uint64_t id) const { return std::binary_search(nodes.begin(), nodes.end(), id); }
 
     const task_entry* task(std::uint32_t n) const { return task_of[n] < 0 ? nullptr : &tasks[static_cast<std::size_t>(task_of[n])]; }
 
@@ -139,6 +140,22 @@ inline void backfill_output_tensor_ids(deps_graph& g) {
 
 }  // namespace detail
 
+namespace detail {
+
+// `order` stably reordered by key[order[i]] (keys below `buckets`): one pass
+// of a radix sort whose digit is a whole node index.
+inline std::vector<std::uint32_t> stable_sort_by(const std::vector<std::uint32_t>& order,
+                                                 const std::vector<std::uint32_t>& key, std::size_t buckets) {
+    std::vector<std::uint32_t> start(buckets + 1, 0);
+    for (std::uint32_t i : order) ++start[key[i] + 1];
+    for (std::size_t b = 0; b < buckets; ++b) start[b + 1] += start[b];
+    std::vector<std::uint32_t> out(order.size());
+    for (std::uint32_t i : order) out[start[key[i]]++] = i;
+    return out;
+}
+
+}  // namespace detail
+
 // Joins the document with its metadata. `sidecar` may be null (no sidecar).
 inline deps_graph build_graph(deps_document doc, const name_map& names, const sidecar_tasks* sidecar) {
     deps_graph g;
@@ -146,12 +163,11 @@ inline deps_graph build_graph(deps_document doc, const name_map& names, const si
 
     // Tasks and tensors: a repeated id keeps its last entry (dict assignment).
     {
-        std::unordered_map<std::uint64_t, std::size_t> pos;
-        pos.reserve(g.doc.tasks.size());
+        id_index pos(g.doc.tasks.size());
         for (task_entry& t : g.doc.tasks) {
-            const auto [it, inserted] = pos.try_emplace(t.id, g.tasks.size());
+            const auto [at, inserted] = pos.emplace(t.id, static_cast<std::uint32_t>(g.tasks.size()));
             if (inserted) g.tasks.push_back(std::move(t));
-            else g.tasks[it->second] = std::move(t);
+            else g.tasks[at] = std::move(t);
         }
         g.doc.tasks.clear();
         g.doc.tasks.shrink_to_fit();
@@ -168,12 +184,33 @@ inline deps_graph build_graph(deps_document doc, const name_map& names, const si
         g.doc.tensors.shrink_to_fit();
     }
 
+    // Nodes: every edge endpoint, plus every task with metadata (§3.3: a row
+    // in the sidecar, or a valid kernel id). Collected once each through a
+    // hash index, then sorted.
+    {
+        id_index seen(g.tasks.size() + (sidecar ? sidecar->size() : 0));
+        auto add = [&](std::uint64_t id) {
+            if (seen.emplace(id, 0).second) g.nodes.push_back(id);
+        };
+        for (const edge_key& k : g.doc.edges) {
+            add(k.pred);
+            add(k.succ);
+        }
+        if (sidecar)
+            for (const auto& entry : *sidecar) add(entry.first);
+        for (const task_entry& t : g.tasks)
+            if (t.has_kernel()) add(t.id);
+        std::sort(g.nodes.begin(), g.nodes.end());
+        g.nodes.shrink_to_fit();
+    }
+    id_index node_of(g.nodes.size());
+    for (std::size_t n = 0; n < g.nodes.size(); ++n) node_of.insert(g.nodes[n], static_cast<std::uint32_t>(n));
+
     // Metadata (§3.3): the sidecar first, then what the kernel ids say.
-    std::unordered_map<std::uint64_t, node_meta> meta;
-    meta.reserve(g.tasks.size() + (sidecar ? sidecar->size() : 0));
+    g.meta.resize(g.nodes.size());
     if (sidecar) {
         for (const auto& [id, s] : *sidecar) {
-            node_meta& m = meta[id];
+            node_meta& m = g.meta[node_of.find(id)];
             m.present = true;
             m.func_id = -1;  // the swimlane reader never knows the func id
             if (names.nonempty)
@@ -181,9 +218,14 @@ inline deps_graph build_graph(deps_document doc, const name_map& names, const si
             m.core_type = s.mixed ? "mix" : s.core_type;
         }
     }
-    for (const task_entry& t : g.tasks) {
+    g.task_of.assign(g.nodes.size(), -1);
+    for (std::size_t i = 0; i < g.tasks.size(); ++i) {
+        const task_entry& t = g.tasks[i];
+        const std::uint32_t n = node_of.find(t.id);
+        if (n == id_index::npos) continue;  // no kernel, no sidecar row and no edge
+        g.task_of[n] = static_cast<std::int32_t>(i);
         if (!t.has_kernel()) continue;
-        node_meta& m = meta[t.id];
+        node_meta& m = g.meta[n];
         m.present = true;
         if (!m.func_id) m.func_id = *std::find_if(t.slots.begin(), t.slots.end(), [](std::int64_t s) { return s >= 0; });
         m.has_slots = true;
@@ -192,10 +234,10 @@ inline deps_graph build_graph(deps_document doc, const name_map& names, const si
             std::vector<std::string> active;
             for (std::int64_t id : t.slots) {
                 if (id < 0) continue;
-                std::string n = names.name_or_fallback(id);
-                if (std::find(active.begin(), active.end(), n) == active.end()) active.push_back(std::move(n));
+                std::string name = names.name_or_fallback(id);
+                if (std::find(active.begin(), active.end(), name) == active.end()) active.push_back(std::move(name));
             }
-            for (std::size_t i = 0; i < active.size(); ++i) m.func_name += (i ? " + " : "") + active[i];
+            for (std::size_t k = 0; k < active.size(); ++k) m.func_name += (k ? " + " : "") + active[k];
         }
         if (m.core_type.empty()) {
             const bool aic = t.slots[0] >= 0;
@@ -203,43 +245,27 @@ inline deps_graph build_graph(deps_document doc, const name_map& names, const si
             m.core_type = aic && aiv ? "mix" : aic ? "aic" : "aiv";
         }
     }
-    g.meta_nonempty = !meta.empty();
+    g.meta_nonempty = std::any_of(g.meta.begin(), g.meta.end(), [](const node_meta& m) { return m.present; });
 
-    // Nodes: every edge endpoint, plus every task with metadata.
-    g.nodes.reserve(g.doc.edges.size() + meta.size());
-    for (const edge_key& k : g.doc.edges) {
-        g.nodes.push_back(k.pred);
-        g.nodes.push_back(k.succ);
-    }
-    for (const auto& [id, m] : meta) g.nodes.push_back(id);
-    std::sort(g.nodes.begin(), g.nodes.end());
-    g.nodes.erase(std::unique(g.nodes.begin(), g.nodes.end()), g.nodes.end());
-    g.nodes.shrink_to_fit();
-
-    g.meta.resize(g.nodes.size());
-    for (auto& [id, m] : meta) g.meta[g.index_of(id)] = std::move(m);
-    g.task_of.assign(g.nodes.size(), -1);
-    for (std::size_t i = 0; i < g.tasks.size(); ++i)
-        if (g.has_node(g.tasks[i].id)) g.task_of[g.index_of(g.tasks[i].id)] = static_cast<std::int32_t>(i);
-
-    // Unique pairs with their rows: sort (pred, succ, row) once.
+    // Unique pairs with their rows, sorted by (pred, succ), rows in file
+    // order: radix-sort the rows by succ node, then stably by pred node.
     {
-        std::vector<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>> triples;
-        triples.reserve(g.doc.edges.size());
-        for (std::size_t r = 0; r < g.doc.edges.size(); ++r)
-            triples.emplace_back(g.index_of(g.doc.edges[r].pred), g.index_of(g.doc.edges[r].succ),
-                                 static_cast<std::uint32_t>(r));
-        std::sort(triples.begin(), triples.end());
-        g.rows.reserve(triples.size());
-        for (std::size_t i = 0; i < triples.size(); ++i) {
-            const auto& [p, s, r] = triples[i];
-            if (i == 0 || p != std::get<0>(triples[i - 1]) || s != std::get<1>(triples[i - 1])) {
-                g.edges.emplace_back(p, s);
+        const std::size_t n_rows = g.doc.edges.size();
+        std::vector<std::uint32_t> pred(n_rows), succ(n_rows), order(n_rows);
+        for (std::size_t r = 0; r < n_rows; ++r) {
+            pred[r] = node_of.find(g.doc.edges[r].pred);
+            succ[r] = node_of.find(g.doc.edges[r].succ);
+            order[r] = static_cast<std::uint32_t>(r);
+        }
+        g.rows = detail::stable_sort_by(detail::stable_sort_by(order, succ, g.nodes.size()), pred, g.nodes.size());
+        for (std::size_t i = 0; i < n_rows; ++i) {
+            const std::uint32_t r = g.rows[i];
+            if (i == 0 || pred[r] != pred[g.rows[i - 1]] || succ[r] != succ[g.rows[i - 1]]) {
+                g.edges.emplace_back(pred[r], succ[r]);
                 g.row_begin.push_back(static_cast<std::uint32_t>(i));
             }
-            g.rows.push_back(r);
         }
-        g.row_begin.push_back(static_cast<std::uint32_t>(triples.size()));
+        g.row_begin.push_back(static_cast<std::uint32_t>(n_rows));
     }
 
     g.fmt = task_formatter(g.nodes);

@@ -53,16 +53,16 @@ struct fan_lists {
     std::uint32_t fanout(std::uint32_t n) const { return succ_begin[n + 1] - succ_begin[n]; }
 };
 
-// `kind=<kind> func_id=<...>[ SPMD block num = N]` of a task line.
-inline std::string task_labels(const deps_graph& g, std::uint32_t n) {
+// Appends `kind=<kind> func_id=<...>[ SPMD block num = N]` of a task line.
+inline void append_task_labels(fmt::memory_buffer& out, const deps_graph& g, std::uint32_t n) {
     const task_kind k = g.kind(n);
-    std::string s = fmt::format("kind={} ", to_string(k));
+    auto it = std::back_inserter(out);
+    fmt::format_to(it, FMT_COMPILE("kind={} "), to_string(k));
     const node_meta& m = g.meta[n];
-    if (k != task_kind::submit) s += "func_id=none";
-    else if (m.has_slots) s += fmt::format("func_id=[{},{},{}]", m.slots[0], m.slots[1], m.slots[2]);
-    else s += "func_id=unknown";
-    if (const std::int64_t b = g.block_num(n); b > 1) s += fmt::format(" SPMD block num = {}", b);
-    return s;
+    if (k != task_kind::submit) fmt::format_to(it, FMT_COMPILE("func_id=none"));
+    else if (m.has_slots) fmt::format_to(it, FMT_COMPILE("func_id=[{},{},{}]"), m.slots[0], m.slots[1], m.slots[2]);
+    else fmt::format_to(it, FMT_COMPILE("func_id=unknown"));
+    if (const std::int64_t b = g.block_num(n); b > 1) fmt::format_to(it, FMT_COMPILE(" SPMD block num = {}"), b);
 }
 
 // Number of annotation rows over the selected edges.
@@ -96,13 +96,23 @@ void write_deps_text(Out& out, const deps_graph& g, const edge_selection& sel, s
                            source_path, g.nodes.size(), unique_edges, annotated_rows(g, sel.shown), g.tensor_count,
                            g.meta_nonempty ? "yes" : "no", any_func_name ? "yes" : "no"));
 
-    // Each node's id text and labels are used many times: format them once.
+    // Each node's "<id> <labels>" is used several times: formatted once, into
+    // one buffer; head[n] .. head[n + 1] is node n's, its first id_len[n]
+    // bytes the id.
     const auto n_nodes = static_cast<std::uint32_t>(g.nodes.size());
-    std::vector<std::string> ids(n_nodes), labels(n_nodes);
+    fmt::memory_buffer heads;
+    std::vector<std::size_t> head(n_nodes + 1, 0);
+    std::vector<std::uint32_t> id_len(n_nodes);
     for (std::uint32_t n = 0; n < n_nodes; ++n) {
-        ids[n] = g.fmt(g.nodes[n]);
-        labels[n] = task_labels(g, n);
+        g.fmt.format_to(heads, g.nodes[n]);
+        id_len[n] = static_cast<std::uint32_t>(heads.size() - head[n]);
+        heads.push_back(' ');
+        append_task_labels(heads, g, n);
+        head[n + 1] = heads.size();
     }
+    auto head_of = [&](std::uint32_t n) { return std::string_view(heads.data() + head[n], head[n + 1] - head[n]); };
+    auto id_of = [&](std::uint32_t n) { return std::string_view(heads.data() + head[n], id_len[n]); };
+
     fmt::memory_buffer buf;
     auto flush = [&](bool force) {
         if (!force && buf.size() < (std::size_t{1} << 16)) return;
@@ -113,17 +123,17 @@ void write_deps_text(Out& out, const deps_graph& g, const edge_selection& sel, s
     // Compiled formats: these lines are most of the output at 10^5+ tasks.
     auto it = std::back_inserter(buf);
     for (std::uint32_t n = 0; n < n_nodes; ++n) {
-        fmt::format_to(it, FMT_COMPILE("TASK {} {} fanin={} fanout={}\n"), ids[n], labels[n], fan.fanin(n), fan.fanout(n));
+        fmt::format_to(it, FMT_COMPILE("TASK {} fanin={} fanout={}\n"), head_of(n), fan.fanin(n), fan.fanout(n));
         flush(false);
     }
     for (std::uint32_t n = 0; n < n_nodes; ++n) {
-        fmt::format_to(it, FMT_COMPILE("\n=== TASK {} {} ===\nFANIN {}\n"), ids[n], labels[n], fan.fanin(n));
+        fmt::format_to(it, FMT_COMPILE("\n=== TASK {} ===\nFANIN {}\n"), head_of(n), fan.fanin(n));
         for (std::uint32_t i = fan.pred_begin[n]; i < fan.pred_begin[n + 1]; ++i) {
-            fmt::format_to(it, FMT_COMPILE("  <- {}\n"), ids[fan.preds[i]]);
+            fmt::format_to(it, FMT_COMPILE("  <- {}\n"), id_of(fan.preds[i]));
         }
         fmt::format_to(it, FMT_COMPILE("FANOUT {}\n"), fan.fanout(n));
         for (std::uint32_t i = fan.succ_begin[n]; i < fan.succ_begin[n + 1]; ++i) {
-            fmt::format_to(it, FMT_COMPILE("  -> {}\n"), ids[fan.succs[i]]);
+            fmt::format_to(it, FMT_COMPILE("  -> {}\n"), id_of(fan.succs[i]));
         }
         flush(false);
     }

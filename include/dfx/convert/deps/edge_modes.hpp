@@ -261,8 +261,9 @@ inline std::optional<region> byte_region(const deps_graph& g, const edge_detail&
 
 // args_by_idx of a task: the last arg with a given idx wins.
 inline const task_arg* arg_by_idx(const deps_graph& g, std::uint64_t task_id, std::optional<std::int64_t> idx) {
-    if (!idx || !g.has_node(task_id)) return nullptr;
-    const task_entry* t = g.task(g.index_of(task_id));
+    const std::optional<std::uint32_t> node = g.find_node(task_id);
+    if (!idx || !node) return nullptr;
+    const task_entry* t = g.task(*node);
     if (!t) return nullptr;
     const task_arg* found = nullptr;
     for (const task_arg& a : t->args)

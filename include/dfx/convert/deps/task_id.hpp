@@ -3,9 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <vector>
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 namespace dfx::convert::deps {
@@ -27,7 +29,13 @@ public:
             }
     }
     std::string operator()(std::uint64_t raw) const {
-        return pairs_ ? fmt::format("({}, {})", ring_of(raw), local_of(raw)) : fmt::format("{}", local_of(raw));
+        fmt::memory_buffer out;
+        format_to(out, raw);
+        return fmt::to_string(out);
+    }
+    void format_to(fmt::memory_buffer& out, std::uint64_t raw) const {
+        if (pairs_) fmt::format_to(std::back_inserter(out), FMT_COMPILE("({}, {})"), ring_of(raw), local_of(raw));
+        else fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}"), local_of(raw));
     }
     bool pairs() const { return pairs_; }
 

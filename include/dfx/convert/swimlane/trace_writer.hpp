@@ -30,7 +30,7 @@
 
 #include "dfx/convert/common/json_writer.hpp"
 #include "dfx/convert/swimlane/deps_graph.hpp"
-#include "dfx/convert/swimlane/id_index.hpp"
+#include "dfx/convert/common/id_index.hpp"
 #include "dfx/convert/swimlane/labels.hpp"
 #include "dfx/convert/swimlane/name_map.hpp"
 #include "dfx/convert/swimlane/overhead_model.hpp"

@@ -1,4 +1,4 @@
-// id_index: task id -> dense index, for the converter's hot lookups.
+// id_index: task id -> dense index, for the converters' hot lookups.
 //
 // Every dependency edge, completion and SPMD check looks a task id up; a
 // binary search over hundreds of thousands of ids costs a cache miss per step.
@@ -7,9 +7,10 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
-namespace dfx::convert::swimlane {
+namespace dfx::convert {
 
 class id_index {
 public:
@@ -17,16 +18,19 @@ public:
 
     explicit id_index(std::size_t expected = 0) { rehash(expected); }
 
-    // Maps id -> value; a second insert of the same id keeps the first value.
-    void insert(std::uint64_t id, std::uint32_t value) {
+    // Maps id -> value unless id is mapped already. Returns the value id maps
+    // to now, and whether this call inserted it.
+    std::pair<std::uint32_t, bool> emplace(std::uint64_t id, std::uint32_t value) {
         if ((size_ + 1) * 2 > slots_.size()) rehash(slots_.size());
         slot& s = probe(id);
-        if (s.value == npos) {
-            s.id = id;
-            s.value = value;
-            ++size_;
-        }
+        if (s.value != npos) return {s.value, false};
+        s.id = id;
+        s.value = value;
+        ++size_;
+        return {value, true};
     }
+    // Maps id -> value; a second insert of the same id keeps the first value.
+    void insert(std::uint64_t id, std::uint32_t value) { emplace(id, value); }
     [[nodiscard]] std::uint32_t find(std::uint64_t id) const {
         std::size_t i = hash(id) & mask_;
         for (;;) {
@@ -73,4 +77,4 @@ private:
     std::size_t size_ = 0;
 };
 
-}  // namespace dfx::convert::swimlane
+}  // namespace dfx::convert
