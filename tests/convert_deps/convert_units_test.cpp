@@ -7,19 +7,23 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "dfx/convert/common/json_object_stream.hpp"
 #include "dfx/convert/common/pipelined_handler.hpp"
+#include "dfx/convert/common/plain_json.hpp"
 #include "dfx/convert/common/py_format.hpp"
 #include "dfx/convert/common/py_json.hpp"
 #include "dfx/convert/common/py_path.hpp"
 #include "dfx/convert/deps/critical_path.hpp"
 #include "dfx/convert/deps/deps_html.hpp"
+#include "dfx/convert/deps/deps_reader.hpp"
 #include "dfx/convert/deps/edge_modes.hpp"
 #include "dfx/convert/deps/task_id.hpp"
 #include "dfx/convert/dump/dump_viewer.hpp"
+#include "../support/json_describe.hpp"
 
 using namespace dfx::convert;
 
@@ -128,6 +132,103 @@ TEST_CASE("json_object_stream rejects malformed JSON with the file and byte offs
             CHECK(std::string(e.what()).find(path) == 0);
         }
     }
+}
+
+TEST_CASE("json_object_stream takes integer runs whole, and still rejects what the general path rejects") {
+    // Inside an element, "<int>," and "<int>]" / "<int>}" are read in one
+    // step; every other spelling must reach the same verdict as before.
+    const std::string good = R"({"a": [[0, 12, 345], {"k": 6789, "l": 0}, [1,2], [[3], {"m": 10}], [-1, 1.5, 2e3, 0 ]]})";
+    for (std::size_t block : {std::size_t{1} << 20, std::size_t{1}, std::size_t{3}, std::size_t{5}}) {
+        recorder r;
+        json_object_stream(write_temp(good), false, block).run(r);
+        CHECK(r.seen == std::vector<std::string>{"key:a", R"(a[0]=[0, 12, 345])", R"(a[1]={"k": 6789, "l": 0})", "a[2]=[1,2]",
+                                                 R"(a[3]=[[3], {"m": 10}])", "a[4]=[-1, 1.5, 2e3, 0 ]", "a len 5"});
+    }
+    for (const char* bad : {R"({"a": [[01, 2]]})", R"({"a": [[1, 2}]})", R"({"a": [{"k": 1]}]})", R"({"a": [[1,]]})",
+                            R"({"a": [{"k": 1,}]})", R"({"a": [{"k": 1, 2}]})", R"({"a": [[00]]})", R"({"a": [[1 2]]})"}) {
+        for (std::size_t block : {std::size_t{1} << 20, std::size_t{1}, std::size_t{4}}) {
+            recorder r;
+            CAPTURE(bad);
+            CAPTURE(block);
+            CHECK_THROWS_AS(json_object_stream(write_temp(bad), false, block).run(r), input_error);
+        }
+    }
+}
+
+namespace {
+
+// A random JSON value without backslashes: what plain_value must read as simdjson does.
+std::string random_json(std::mt19937& rng, int depth) {
+    auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+    auto ws = [&] { return std::string(static_cast<std::size_t>(pick(3) == 0 ? pick(3) : 0), " \n\t"[pick(3)]); };
+    static const char* const strings[] = {"", "a", "12", " 7 ", "-3", "1_000", "x]}", ",:[{", "caf\u00e9", "\u4e2d\u6587", "true"};
+    static const char* const numbers[] = {"0", "-0", "7", "-12", "4294967299", "9223372036854775807", "9223372036854775808",
+                                          "18446744073709551615", "18446744073709551616", "-9223372036854775809", "1.5",
+                                          "-2.5e3", "1e-7", "3E+2", "0.0", "1e400"};
+    switch (depth > 3 ? pick(4) : pick(6)) {
+    case 0: return numbers[pick(16)];
+    case 1: return std::string("\"") + strings[pick(11)] + "\"";
+    case 2: return pick(3) == 0 ? "null" : pick(2) ? "true" : "false";
+    case 3: return std::to_string(static_cast<int>(rng() % 2000) - 1000);
+    case 4: {
+        std::string out = "[" + ws();
+        for (int i = 0, n = pick(5); i < n; ++i) out += (i ? "," + ws() : "") + random_json(rng, depth + 1) + ws();
+        return out + "]";
+    }
+    default: {
+        std::string out = "{" + ws();
+        for (int i = 0, n = pick(5); i < n; ++i)
+            out += (i ? "," + ws() : "") + "\"" + std::string(1, static_cast<char>('a' + pick(3))) + "\"" + ws() + ":" + ws() +
+                   random_json(rng, depth + 1) + ws();
+        return out + "}";
+    }
+    }
+}
+
+// plain_value and simdjson On-Demand render `text` alike, whichever way its scalars are read.
+void check_reads_alike(const std::string& text) {
+    CAPTURE(text);
+    REQUIRE(is_plain_json(text));
+    simdjson::ondemand::parser parser;
+    const simdjson::padded_string padded(text);
+    for (const dfx::test::read_with how : dfx::test::all_reads) {
+        auto doc = parser.iterate(padded);
+        simdjson::ondemand::value v = doc.get_value();
+        CHECK(dfx::test::describe(plain_value(text), how) == dfx::test::describe(v, how));
+    }
+}
+
+}  // namespace
+
+TEST_CASE("deps.json elements with escapes go through simdjson, each string read once") {
+    // A long escaped buffer_numel: its text and its int() come from one read
+    // (a second get_string() overflowed simdjson's string buffer, under ASan).
+    const std::string numel = R"(\u0034)" + std::string("2") + std::string(600, ' ');
+    const std::string path = write_temp(R"({"tasks": [], "tensors": [{"tensor_id": "7", "buffer_numel": ")" + numel +
+                                        R"(", "dtype": "F\u0031"}], "edges": []})");
+    deps::deps_load_options opt;
+    opt.details = true;
+    const deps::deps_document doc = deps::read_deps(path, opt);
+    REQUIRE(doc.tensors.size() == 1);
+    CHECK(doc.tensors[0].id == 7);
+    CHECK(doc.tensors[0].buffer_numel.present);
+    CHECK(doc.tensors[0].buffer_numel.value == std::optional<std::int64_t>(42));
+    CHECK(doc.tensors[0].buffer_numel_text == "42");
+    CHECK(doc.tensors[0].dtype == std::optional<std::string>("F1"));
+}
+
+TEST_CASE("plain_value reads a validated value exactly as simdjson On-Demand does") {
+    for (const char* text : {"[]", "{}", "[[],{}]", R"({"a": 1, "a": "2"})", R"([ 1 , -2 ,3.5e1 ])", R"("x]},")",
+                             R"({"k": [true, false, null], "s": " 42 "})", R"(["1_0", "_1", "+5", "", "1e3"])",
+                             "[18446744073709551615, -1, 9223372036854775808]", R"({"café": "中"})"}) {
+        check_reads_alike(std::string("[") + text + "]");  // On-Demand reads scalars only inside a document
+    }
+    std::mt19937 rng(20261130);
+    for (int i = 0; i < 3000; ++i) {
+        check_reads_alike("[" + random_json(rng, 0) + "]");
+    }
+    CHECK_FALSE(is_plain_json(R"(["a\"b"])"));   // an escape: simdjson's job
+    CHECK_FALSE(is_plain_json("[\"\xff\"]"));  // not UTF-8: simdjson reports it
 }
 
 namespace {

@@ -175,6 +175,27 @@ private:
         if (i == n) { st_ = state::value; goto out; }
     value_start:
         c = static_cast<unsigned char>(p[i]);
+        if (is_digit(c) && nest_.size() >= 3) {
+            // Most values of the bulk arrays are integers: inside an element
+            // (no bookkeeping at this depth), "<int>," and "<int>" before the
+            // closing bracket are taken whole. Anything else (a sign, a
+            // fraction, an exponent, a space, the block's end) goes the
+            // general way from the same byte.
+            std::size_t j = i + 1;
+            if (c != '0')
+                while (j < n && is_digit(static_cast<unsigned char>(p[j]))) ++j;
+            const char open = nest_.back();
+            if (j < n && p[j] == ',') {
+                i = j + 1;
+                if (open == '[') goto value;
+                goto obj_key;
+            }
+            if (j < n && p[j] == (open == '[' ? ']' : '}')) {
+                close(p, j, open);
+                i = j + 1;
+                goto after_finish;
+            }
+        }
         begin_value(i, c);  // fails unless c starts a value
         ++i;
         switch (c) {

@@ -1,6 +1,7 @@
-// py_json: read simdjson On-Demand values with the leniency of the reference
-// Python tools, which is part of the input contract ("readers must accept a
-// string or a number for u64 fields; the viewer does this with int(v)").
+// py_json: read JSON values with the leniency of the reference Python tools,
+// which is part of the input contract ("readers must accept a string or a
+// number for u64 fields; the viewer does this with int(v)"). The value is a
+// simdjson On-Demand value or a plain_value (plain_json.hpp).
 //
 //   py_int_u64(v)  int(v) & (2**64-1): a decimal string or a JSON number (a
 //                  float is truncated toward zero, a bool is 0/1); negative
@@ -13,6 +14,10 @@
 // Python's int() also accepts surrounding whitespace, a sign and single '_'
 // between digits in strings; so do these. Integers beyond 64 bits are
 // treated as unparseable.
+//
+// Each reads its value once. A simdjson string must not be read twice: every
+// get_string() unescapes into the parser's string buffer, which has room for
+// one copy of the document's strings.
 #pragma once
 
 #include <simdjson.h>
@@ -80,7 +85,8 @@ inline std::optional<parsed_int> parse_number_token(std::string_view tok) {
     return r;
 }
 
-inline std::optional<parsed_int> parse_py_int(simdjson::ondemand::value& v) {
+template <class Value>
+std::optional<parsed_int> parse_py_int(Value& v) {
     switch (v.type()) {
     case simdjson::ondemand::json_type::number: return parse_number_token(v.raw_json_token());
     case simdjson::ondemand::json_type::string: return parse_py_int_text(v.get_string());
@@ -89,16 +95,7 @@ inline std::optional<parsed_int> parse_py_int(simdjson::ondemand::value& v) {
     }
 }
 
-}  // namespace detail
-
-inline std::optional<std::uint64_t> py_int_u64(simdjson::ondemand::value& v) {
-    const auto r = detail::parse_py_int(v);
-    if (!r) return std::nullopt;
-    return r->negative ? std::uint64_t{0} - r->magnitude : r->magnitude;
-}
-
-inline std::optional<std::int64_t> py_int(simdjson::ondemand::value& v) {
-    const auto r = detail::parse_py_int(v);
+inline std::optional<std::int64_t> to_int64(const std::optional<parsed_int>& r) {
     if (!r) return std::nullopt;
     if (r->negative) {
         if (r->magnitude > std::uint64_t{INT64_MAX} + 1) return std::nullopt;
@@ -108,7 +105,25 @@ inline std::optional<std::int64_t> py_int(simdjson::ondemand::value& v) {
     return static_cast<std::int64_t>(r->magnitude);
 }
 
-inline bool py_truthy(simdjson::ondemand::value& v) {
+}  // namespace detail
+
+template <class Value>
+std::optional<std::uint64_t> py_int_u64(Value&& v) {
+    const auto r = detail::parse_py_int(v);
+    if (!r) return std::nullopt;
+    return r->negative ? std::uint64_t{0} - r->magnitude : r->magnitude;
+}
+
+// int() of a string's text, as a signed 64-bit value.
+inline std::optional<std::int64_t> py_int_of_text(std::string_view s) { return detail::to_int64(detail::parse_py_int_text(s)); }
+
+template <class Value>
+std::optional<std::int64_t> py_int(Value&& v) {
+    return detail::to_int64(detail::parse_py_int(v));
+}
+
+template <class Value>
+bool py_truthy(Value&& v) {
     using simdjson::ondemand::json_type;
     switch (v.type()) {
     case json_type::null: return false;
@@ -121,30 +136,26 @@ inline bool py_truthy(simdjson::ondemand::value& v) {
         return res.ec == std::errc::result_out_of_range || d != 0.0;
     }
     case json_type::string: return !std::string_view(v.get_string()).empty();
-    case json_type::array: {
-        simdjson::ondemand::array a = v.get_array();
-        return a.count_elements() > 0;
-    }
-    case json_type::object: {
-        simdjson::ondemand::object o = v.get_object();
-        return o.count_fields() > 0;
-    }
+    case json_type::array: return static_cast<std::size_t>(v.count_elements()) > 0;
+    case json_type::object: return static_cast<std::size_t>(v.count_fields()) > 0;
     }
     return false;
 }
 
 // The string value, or nullopt for any other JSON type.
-inline std::optional<std::string> string_or_none(simdjson::ondemand::value& v) {
+template <class Value>
+std::optional<std::string> string_or_none(Value&& v) {
     if (v.type() != simdjson::ondemand::json_type::string) return std::nullopt;
     return std::string(std::string_view(v.get_string()));
 }
 
 // A list whose every element int() accepts; nullopt otherwise.
-inline std::optional<std::vector<std::int64_t>> py_int_list(simdjson::ondemand::value& v) {
+template <class Value>
+std::optional<std::vector<std::int64_t>> py_int_list(Value&& v) {
     if (v.type() != simdjson::ondemand::json_type::array) return std::nullopt;
     std::vector<std::int64_t> out;
     for (auto el : v.get_array()) {
-        simdjson::ondemand::value e = el.value();
+        auto e = el.value();
         const auto i = py_int(e);
         if (!i) return std::nullopt;
         out.push_back(*i);

@@ -17,6 +17,7 @@
 #include "dfx/convert/common/input_error.hpp"
 #include "dfx/convert/common/json_object_stream.hpp"
 #include "dfx/convert/common/pipelined_handler.hpp"
+#include "dfx/convert/common/plain_json.hpp"
 #include "dfx/convert/common/py_json.hpp"
 #include "dfx/convert/deps/deps_document.hpp"
 
@@ -25,7 +26,6 @@ namespace dfx::convert::deps {
 namespace detail {
 
 using simdjson::ondemand::json_type;
-using simdjson::ondemand::value;
 
 inline edge_source parse_source(std::string_view s) {
     if (s == "creator") return edge_source::creator;
@@ -34,24 +34,38 @@ inline edge_source parse_source(std::string_view s) {
     return edge_source::other;
 }
 
-template <class T, class F>
-void read_field(field<T>& f, value& v, F&& convert) {
+// A member that was present, with what int() / str / list reading makes of it.
+template <class Value>
+void read_field(field<std::string>& f, Value& v) {
     f.present = true;
-    f.value = convert(v);
+    f.value = string_or_none(v);
+}
+template <class Value>
+void read_field(field<std::int64_t>& f, Value& v) {
+    f.present = true;
+    f.value = py_int(v);
+}
+template <class Value>
+void read_field(field<std::vector<std::int64_t>>& f, Value& v) {
+    f.present = true;
+    f.value = py_int_list(v);
 }
 
-inline task_arg parse_arg(simdjson::ondemand::object obj) {
+// The handlers below are templates over the element's object type: a
+// plain_object for plain elements, simdjson On-Demand's for the others.
+template <class Object>
+task_arg parse_arg(Object obj) {
     task_arg a;
     for (auto member : obj) {
         const std::string_view key = member.unescaped_key();
-        simdjson::ondemand::value v = member.value();
+        auto v = member.value();
         if (key == "idx") a.idx = py_int(v);
         else if (key == "type") a.type = string_or_none(v).value_or("");
         else if (key == "tensor_id") a.tensor_id = py_int_u64(v);
-        else if (key == "dtype") read_field(a.dtype, v, string_or_none);
-        else if (key == "shape") read_field(a.shape, v, py_int_list);
-        else if (key == "strides") read_field(a.strides, v, py_int_list);
-        else if (key == "start_offset") read_field(a.start_offset, v, py_int);
+        else if (key == "dtype") read_field(a.dtype, v);
+        else if (key == "shape") read_field(a.shape, v);
+        else if (key == "strides") read_field(a.strides, v);
+        else if (key == "start_offset") read_field(a.start_offset, v);
     }
     return a;
 }
@@ -76,23 +90,29 @@ public:
     }
 
     void element(std::string_view key, std::size_t index, simdjson::padded_string_view json) override {
+        if (is_plain_json(json)) return parse_element(key, index, plain_value(json));
         try {
             auto doc = parser_.iterate(json);
-            if (doc.type() != json_type::object) {
-                if (key == "edges") ++doc_.dropped_edges;
-                return;  // the reference skips non-dict entries
-            }
-            simdjson::ondemand::object obj = doc.get_object();
-            if (key == "edges") parse_edge(obj);
-            else if (key == "tasks") parse_task(obj);
-            else parse_tensor(obj, index);
+            parse_element(key, index, doc);
         } catch (const simdjson::simdjson_error& e) {
             throw input_error(path_ + ": " + std::string(key) + "[" + std::to_string(index) + "]: " + e.what());
         }
     }
 
 private:
-    void parse_edge(simdjson::ondemand::object obj) {
+    template <class Value>
+    void parse_element(std::string_view key, std::size_t index, Value&& doc) {
+        if (doc.type() != json_type::object) {
+            if (key == "edges") ++doc_.dropped_edges;
+            return;  // the reference skips non-dict entries
+        }
+        if (key == "edges") parse_edge(doc.get_object());
+        else if (key == "tasks") parse_task(doc.get_object());
+        else parse_tensor(doc.get_object(), index);
+    }
+
+    template <class Object>
+    void parse_edge(Object obj) {
         std::optional<std::uint64_t> pred, succ;
         edge_key k;
         edge_detail d;
@@ -100,7 +120,7 @@ private:
         const bool details = opt_.details || opt_.geometry;
         for (auto member : obj) {
             const std::string_view key = member.unescaped_key();
-            simdjson::ondemand::value v = member.value();
+            auto v = member.value();
             if (key == "pred") pred = py_int_u64(v);
             else if (key == "succ") succ = py_int_u64(v);
             else if (key == "source") k.source = v.type() == json_type::string ? parse_source(v.get_string()) : edge_source::other;
@@ -109,14 +129,14 @@ private:
             else if (key == "tensor_id") d.tensor_id = py_int_u64(v);
             else if (key == "overlap") d.overlap = string_or_none(v).value_or("");
             else if (!opt_.geometry) continue;
-            else if (key == "consumer_dtype") read_field(g.consumer_dtype, v, string_or_none);
-            else if (key == "producer_dtype") read_field(g.producer_dtype, v, string_or_none);
-            else if (key == "consumer_shape") read_field(g.consumer_shape, v, py_int_list);
-            else if (key == "consumer_strides") read_field(g.consumer_strides, v, py_int_list);
-            else if (key == "consumer_start_offset") read_field(g.consumer_start_offset, v, py_int);
-            else if (key == "producer_shape") read_field(g.producer_shape, v, py_int_list);
-            else if (key == "producer_strides") read_field(g.producer_strides, v, py_int_list);
-            else if (key == "producer_start_offset") read_field(g.producer_start_offset, v, py_int);
+            else if (key == "consumer_dtype") read_field(g.consumer_dtype, v);
+            else if (key == "producer_dtype") read_field(g.producer_dtype, v);
+            else if (key == "consumer_shape") read_field(g.consumer_shape, v);
+            else if (key == "consumer_strides") read_field(g.consumer_strides, v);
+            else if (key == "consumer_start_offset") read_field(g.consumer_start_offset, v);
+            else if (key == "producer_shape") read_field(g.producer_shape, v);
+            else if (key == "producer_strides") read_field(g.producer_strides, v);
+            else if (key == "producer_start_offset") read_field(g.producer_start_offset, v);
         }
         if (!pred || !succ) {
             ++doc_.dropped_edges;
@@ -132,12 +152,13 @@ private:
         if (details) doc_.details.push_back(std::move(d));
     }
 
-    void parse_task(simdjson::ondemand::object obj) {
+    template <class Object>
+    void parse_task(Object obj) {
         task_entry t;
         std::optional<std::uint64_t> id;
         for (auto member : obj) {
             const std::string_view key = member.unescaped_key();
-            simdjson::ondemand::value v = member.value();
+            auto v = member.value();
             if (key == "task_id") {
                 id = py_int_u64(v);
             } else if (key == "kernel_ids") {
@@ -147,7 +168,7 @@ private:
                 std::size_t i = 0;
                 for (auto el : v.get_array()) {
                     if (i == 3) break;
-                    simdjson::ondemand::value e = el.value();
+                    auto e = el.value();
                     t.slots[i++] = py_int(e).value_or(-1);
                 }
             } else if (key == "block_num") {
@@ -158,7 +179,7 @@ private:
             } else if (key == "args" && (opt_.details || opt_.geometry)) {
                 if (v.type() != json_type::array) continue;
                 for (auto el : v.get_array()) {
-                    simdjson::ondemand::value e = el.value();
+                    auto e = el.value();
                     if (e.type() == json_type::object) t.args.push_back(parse_arg(e.get_object()));
                 }
             }
@@ -168,24 +189,31 @@ private:
         doc_.tasks.push_back(std::move(t));
     }
 
-    void parse_tensor(simdjson::ondemand::object obj, std::size_t index) {
+    template <class Object>
+    void parse_tensor(Object obj, std::size_t index) {
         tensor_entry t;
         t.ordinal = index;
         std::optional<std::uint64_t> id;
         for (auto member : obj) {
             const std::string_view key = member.unescaped_key();
-            simdjson::ondemand::value v = member.value();
+            auto v = member.value();
             if (key == "tensor_id") {
                 id = py_int_u64(v);
             } else if (!opt_.details && !opt_.geometry) {
                 continue;  // the text view only counts distinct tensor ids
             } else if (key == "buffer_addr") {
-                read_field(t.buffer_addr, v, py_int);
+                read_field(t.buffer_addr, v);
             } else if (key == "buffer_numel") {
-                if (v.type() == json_type::string) t.buffer_numel_text = std::string_view(v.get_string());
-                else if (v.type() == json_type::number) t.buffer_numel_text = std::string_view(v.raw_json_token());
+                // The text and int() of one read: a string read twice would
+                // unescape twice into simdjson's string buffer (py_json.hpp).
+                if (v.type() == json_type::string) {
+                    t.buffer_numel_text = std::string_view(v.get_string());
+                    t.buffer_numel = {true, py_int_of_text(t.buffer_numel_text)};
+                } else {
+                    if (v.type() == json_type::number) t.buffer_numel_text = std::string_view(v.raw_json_token());
+                    read_field(t.buffer_numel, v);
+                }
                 while (!t.buffer_numel_text.empty() && t.buffer_numel_text.back() == ' ') t.buffer_numel_text.pop_back();
-                read_field(t.buffer_numel, v, py_int);
             } else if (key == "dtype") {
                 t.dtype = string_or_none(v);
             }

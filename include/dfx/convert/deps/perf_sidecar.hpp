@@ -22,6 +22,7 @@
 #include "dfx/convert/common/input_error.hpp"
 #include "dfx/convert/common/json_object_stream.hpp"
 #include "dfx/convert/common/pipelined_handler.hpp"
+#include "dfx/convert/common/plain_json.hpp"
 #include "dfx/convert/common/py_json.hpp"
 
 namespace dfx::convert::deps {
@@ -73,20 +74,25 @@ public:
         std::int64_t cols[3] = {0, 0, 0};
         std::optional<std::uint64_t> token;
         std::size_t n = 0;
-        try {
-            auto doc = parser_.iterate(json);
-            if (doc.type() == json_type::array) {
-                for (auto el : doc.get_array()) {
-                    simdjson::ondemand::value v = el.value();
-                    if (n < need) {
-                        if (aicore && n == 1) token = py_int_u64(v);
-                        else cols[n] = py_int(v).value_or(INT64_MIN);
-                    }
-                    ++n;
+        auto read_row = [&](auto&& doc) {
+            if (doc.type() != json_type::array) return;
+            for (auto el : doc.get_array()) {
+                auto v = el.value();
+                if (n < need) {
+                    if (aicore && n == 1) token = py_int_u64(v);
+                    else cols[n] = py_int(v).value_or(INT64_MIN);
                 }
+                ++n;
             }
-        } catch (const simdjson::simdjson_error& e) {
-            throw input_error(path_ + ": " + std::string(key) + "[" + std::to_string(index) + "]: " + e.what());
+        };
+        if (is_plain_json(json)) {
+            read_row(plain_value(json));
+        } else {
+            try {
+                read_row(parser_.iterate(json));
+            } catch (const simdjson::simdjson_error& e) {
+                throw input_error(path_ + ": " + std::string(key) + "[" + std::to_string(index) + "]: " + e.what());
+            }
         }
         if (n < need)
             throw input_error(path_ + ": " + std::string(key) + "[" + std::to_string(index) + "]: " +

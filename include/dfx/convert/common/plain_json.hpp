@@ -1,0 +1,188 @@
+// plain_json: read a JSON value that json_object_stream has already validated
+// in place, without running a parser over it again.
+//
+// The stream checks the grammar of every byte it delivers, so what a second
+// parse of an element would still find out is only its structure, and most
+// of an element is skipped by the handlers anyway. For an element that is
+// plain (no backslash, so every key and string is its own text; valid UTF-8,
+// the one check the stream leaves to the parser) these views walk the text
+// directly. They offer the subset of simdjson On-Demand's interface the
+// handlers use (type(), get_object(), get_array(), get_string(), get_bool(),
+// raw_json_token(), unescaped_key(), value(), count_*), so one handler body,
+// written as a template, reads either; an element that is not plain goes to
+// simdjson, which unescapes it or reports the error.
+//
+//     if (is_plain_json(json)) handle(plain_value(json)); else handle(parser.iterate(json));
+#pragma once
+
+#include <simdjson.h>
+
+#include <cstddef>
+#include <cstring>
+#include <string_view>
+#include <type_traits>
+
+namespace dfx::convert {
+
+// Whether a validated value can be read with plain_value.
+inline bool is_plain_json(std::string_view json) {
+    return std::memchr(json.data(), '\\', json.size()) == nullptr && simdjson::validate_utf8(json.data(), json.size());
+}
+
+namespace plain_detail {
+
+inline bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+inline const char* skip_ws(const char* p, const char* end) {
+    while (p != end && is_ws(*p)) ++p;
+    return p;
+}
+
+// The end of the (valid, escape-free) value that starts at p.
+inline const char* value_end(const char* p, const char* end) {
+    switch (*p) {
+    case '"': return static_cast<const char*>(std::memchr(p + 1, '"', static_cast<std::size_t>(end - p - 1))) + 1;
+    case '{':
+    case '[': {
+        std::size_t depth = 0;
+        for (;; ++p) {
+            switch (*p) {
+            case '"': p = static_cast<const char*>(std::memchr(p + 1, '"', static_cast<std::size_t>(end - p - 1))); break;
+            case '{':
+            case '[': ++depth; break;
+            case '}':
+            case ']':
+                if (--depth == 0) return p + 1;
+                break;
+            default: break;
+            }
+        }
+    }
+    default:  // a number or a literal
+        while (p != end && !is_ws(*p) && *p != ',' && *p != '}' && *p != ']') ++p;
+        return p;
+    }
+}
+
+}  // namespace plain_detail
+
+class plain_object;
+class plain_array;
+
+// One value (surrounding whitespace allowed).
+class plain_value {
+public:
+    plain_value() = default;
+    explicit plain_value(std::string_view json) {
+        const char* b = plain_detail::skip_ws(json.data(), json.data() + json.size());
+        const char* e = json.data() + json.size();
+        while (e != b && plain_detail::is_ws(e[-1])) --e;
+        text_ = std::string_view(b, static_cast<std::size_t>(e - b));
+    }
+
+    simdjson::ondemand::json_type type() const {
+        using simdjson::ondemand::json_type;
+        switch (text_.front()) {
+        case '"': return json_type::string;
+        case '{': return json_type::object;
+        case '[': return json_type::array;
+        case 't':
+        case 'f': return json_type::boolean;
+        case 'n': return json_type::null;
+        default: return json_type::number;
+        }
+    }
+    std::string_view raw_json_token() const { return text_; }
+    // Only for the matching type(), as with simdjson (which would throw).
+    std::string_view get_string() const { return text_.substr(1, text_.size() - 2); }
+    bool get_bool() const { return text_.front() == 't'; }
+    plain_object get_object() const;
+    plain_array get_array() const;
+    std::size_t count_elements() const;
+    std::size_t count_fields() const;
+
+private:
+    std::string_view text_;
+};
+
+// What iterating a plain_array or plain_object yields: simdjson yields
+// results and fields with the same two accessors.
+struct plain_element {
+    plain_value v;
+    plain_value value() const { return v; }
+};
+struct plain_field {
+    std::string_view key;
+    plain_value v;
+    std::string_view unescaped_key() const { return key; }
+    plain_value value() const { return v; }
+};
+
+// Members or elements of a container, in order. `Object` picks which.
+template <bool Object>
+class plain_container {
+public:
+    using item = std::conditional_t<Object, plain_field, plain_element>;
+
+    class iterator {
+    public:
+        iterator(const char* p, const char* end) : p_(p), end_(end) { read(); }
+        item operator*() const { return item_; }
+        iterator& operator++() {
+            p_ = plain_detail::skip_ws(next_, end_);
+            if (p_ != end_) ++p_;  // the ','
+            read();
+            return *this;
+        }
+        bool operator!=(const iterator& o) const { return p_ != o.p_; }
+
+    private:
+        void read() {
+            p_ = plain_detail::skip_ws(p_, end_);
+            if (p_ == end_) return;
+            const char* v = p_;
+            if constexpr (Object) {
+                const char* key_end = static_cast<const char*>(std::memchr(p_ + 1, '"', static_cast<std::size_t>(end_ - p_ - 1)));
+                item_.key = std::string_view(p_ + 1, static_cast<std::size_t>(key_end - p_ - 1));
+                v = plain_detail::skip_ws(plain_detail::skip_ws(key_end + 1, end_) + 1, end_);  // past ':'
+            }
+            next_ = plain_detail::value_end(v, end_);
+            item_.v = plain_value(std::string_view(v, static_cast<std::size_t>(next_ - v)));
+        }
+        const char* p_;
+        const char* end_;
+        const char* next_ = nullptr;
+        item item_{};
+    };
+
+    // `json`: the container's text, brackets included.
+    explicit plain_container(std::string_view json) : inner_(json.substr(1, json.size() - 2)) {}
+    iterator begin() const { return {inner_.data(), inner_.data() + inner_.size()}; }
+    iterator end() const { return {inner_.data() + inner_.size(), inner_.data() + inner_.size()}; }
+    std::size_t count() const {
+        std::size_t n = 0;
+        for (auto it = begin(); it != end(); ++it) ++n;
+        return n;
+    }
+
+private:
+    std::string_view inner_;
+};
+
+class plain_object : public plain_container<true> {
+public:
+    using plain_container::plain_container;
+    std::size_t count_fields() const { return count(); }
+};
+class plain_array : public plain_container<false> {
+public:
+    using plain_container::plain_container;
+    std::size_t count_elements() const { return count(); }
+};
+
+inline plain_object plain_value::get_object() const { return plain_object(text_); }
+inline plain_array plain_value::get_array() const { return plain_array(text_); }
+inline std::size_t plain_value::count_elements() const { return get_array().count_elements(); }
+inline std::size_t plain_value::count_fields() const { return get_object().count_fields(); }
+
+}  // namespace dfx::convert
