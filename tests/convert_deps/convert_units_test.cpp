@@ -228,6 +228,16 @@ TEST_CASE("plain_value reads a validated value exactly as simdjson On-Demand doe
         check_reads_alike("[" + random_json(rng, 0) + "]");
     }
     CHECK_FALSE(is_plain_json(R"(["a\"b"])"));   // an escape: simdjson's job
+    for (std::size_t at = 0; at < 40; ++at) {    // a backslash or a bad byte found anywhere (word or tail)
+        std::string text(40, 'x');
+        CHECK(is_plain_json(text));
+        text[at] = '\\';
+        CHECK_FALSE(is_plain_json(text));
+        text[at] = '\xc3';  // a lone lead byte
+        CHECK_FALSE(is_plain_json(text));
+        text.replace(at, 1, "\xc3\xa9");  // é
+        CHECK(is_plain_json(text));
+    }
     CHECK_FALSE(is_plain_json("[\"\xff\"]"));  // not UTF-8: simdjson reports it
 }
 

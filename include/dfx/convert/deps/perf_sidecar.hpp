@@ -15,10 +15,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "dfx/convert/common/id_index.hpp"
 #include "dfx/convert/common/input_error.hpp"
 #include "dfx/convert/common/json_object_stream.hpp"
 #include "dfx/convert/common/pipelined_handler.hpp"
@@ -34,7 +34,8 @@ struct sidecar_task {
     bool mixed = false;
 };
 
-using sidecar_tasks = std::unordered_map<std::uint64_t, sidecar_task>;
+// Task id -> its core type, one entry per task.
+using sidecar_tasks = std::vector<std::pair<std::uint64_t, sidecar_task>>;
 
 namespace detail {
 
@@ -118,23 +119,33 @@ public:
         if ((host_source_ || host_phases_ || host_capture_) && aicpu_orch_phases_)
             throw input_error("host orchestration records together with aicpu_orchestrator_phases (ambiguous clock domain)");
 
+        // One entry per task, in first-seen order; found through a flat index.
+        static const std::string aiv = "aiv";  // the type of a core outside core_types
         sidecar_tasks out;
+        id_index slot_of(aicpu_.empty() ? aicore_.size() : aicpu_.size());
         auto add = [&](std::uint64_t task, std::int64_t core) {
-            const std::string type =
-                core >= 0 && static_cast<std::size_t>(core) < core_types_.size() ? core_types_[static_cast<std::size_t>(core)] : "aiv";
-            auto [it, inserted] = out.try_emplace(task, sidecar_task{type, false});
-            if (!inserted && !type.empty() && it->second.core_type != type) {
-                if (it->second.core_type.empty()) it->second.core_type = type;
-                else it->second.mixed = true;
+            const std::string& type =
+                core >= 0 && static_cast<std::size_t>(core) < core_types_.size() ? core_types_[static_cast<std::size_t>(core)] : aiv;
+            const auto [slot, inserted] = slot_of.emplace(task, static_cast<std::uint32_t>(out.size()));
+            if (inserted) {
+                out.emplace_back(task, sidecar_task{type, false});
+                return;
+            }
+            sidecar_task& known = out[slot].second;
+            if (!type.empty() && known.core_type != type) {
+                if (known.core_type.empty()) known.core_type = type;
+                else known.mixed = true;
             }
         };
         if (!aicpu_.empty()) {
-            // Join on (core_id, reg_task_id); a later AICore row for the same key wins.
-            std::unordered_map<std::uint64_t, std::uint64_t> by_key;
-            for (const auto& r : aicore_) by_key[key_of(r.core, r.reg)] = r.token;
+            // Join on (core_id, reg_task_id); a later AICore row for the same
+            // key wins, so the rows go into the index last first.
+            id_index row_of(aicore_.size());
+            for (std::size_t r = aicore_.size(); r-- > 0;)
+                row_of.insert(key_of(aicore_[r].core, aicore_[r].reg), static_cast<std::uint32_t>(r));
             for (const auto& [core, reg] : aicpu_) {
-                const auto it = by_key.find(key_of(core, reg));
-                if (it != by_key.end()) add(it->second, core);
+                const std::uint32_t r = row_of.find(key_of(core, reg));
+                if (r != id_index::npos) add(aicore_[r].token, core);
             }
         } else if (*level_ == 1) {
             for (const auto& r : aicore_) add(r.token, r.core);
