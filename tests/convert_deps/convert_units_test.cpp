@@ -217,6 +217,35 @@ TEST_CASE("deps.json elements with escapes go through simdjson, each string read
     CHECK(doc.tensors[0].dtype == std::optional<std::string>("F1"));
 }
 
+TEST_CASE("read_deps reads the same on one thread as pipelined") {
+    std::string text = R"({"tasks": [)";
+    for (int i = 0; i < 3000; ++i)
+        text += (i ? ", " : "") + fmt::format(R"({{"task_id": "{}", "kernel_ids": [{}, -1, {}], "block_num": {}}})", i, i % 7, i % 3 - 1, i % 5);
+    text += R"(], "edges": [)";
+    for (int i = 1; i < 3000; ++i)
+        text += (i > 1 ? ", " : "") + fmt::format(R"({{"pred": {}, "succ": "{}", "source": "{}"}})", i / 2, i, i % 2 ? "creator" : "tensormap");
+    text += R"(, 7, {"pred": "x", "succ": 1}]})";
+    const std::string path = write_temp(text);
+    const deps::deps_document piped = deps::read_deps(path, {}, deps::reader_threads::pipelined);
+    const deps::deps_document alone = deps::read_deps(path, {}, deps::reader_threads::one_thread);
+    REQUIRE(piped.edges.size() == 2999);
+    REQUIRE(alone.edges.size() == piped.edges.size());
+    for (std::size_t i = 0; i < piped.edges.size(); ++i) {
+        CHECK(alone.edges[i].pred == piped.edges[i].pred);
+        CHECK(alone.edges[i].succ == piped.edges[i].succ);
+        CHECK(alone.edges[i].source == piped.edges[i].source);
+    }
+    REQUIRE(piped.tasks.size() == 3000);
+    REQUIRE(alone.tasks.size() == piped.tasks.size());
+    for (std::size_t i = 0; i < piped.tasks.size(); ++i) {
+        CHECK(alone.tasks[i].id == piped.tasks[i].id);
+        CHECK(alone.tasks[i].slots == piped.tasks[i].slots);
+        CHECK(alone.tasks[i].block_num == piped.tasks[i].block_num);
+    }
+    CHECK(piped.dropped_edges == 2);
+    CHECK(alone.dropped_edges == 2);
+}
+
 TEST_CASE("plain_value reads a validated value exactly as simdjson On-Demand does") {
     for (const char* text : {"[]", "{}", "[[],{}]", R"({"a": 1, "a": "2"})", R"([ 1 , -2 ,3.5e1 ])", R"("x]},")",
                              R"({"k": [true, false, null], "s": " 42 "})", R"(["1_0", "_1", "+5", "", "1e3"])",

@@ -231,13 +231,21 @@ private:
 
 }  // namespace detail
 
-// Reads `path`, one array element at a time, scanning on this thread and
-// parsing elements on a second one. Throws input_error for unreadable or
-// malformed files.
-inline deps_document read_deps(const std::string& path, deps_load_options opt = {}) {
+// How a reader spends cores: `pipelined` scans on the calling thread and
+// parses elements on a second one (pipelined_handler.hpp); `one_thread` does
+// both on the calling thread, for when another reader has the second core
+// (two pipelined readers on two cores ran slower than two plain ones: 4
+// threads, a copy of every element, and hand-overs).
+enum class reader_threads { pipelined, one_thread };
+
+// Reads `path`, one array element at a time. Throws input_error for
+// unreadable or malformed files.
+inline deps_document read_deps(const std::string& path, deps_load_options opt = {},
+                               reader_threads threads = reader_threads::pipelined) {
     deps_document doc;
     detail::deps_handler handler(path, doc, opt);
-    run_pipelined(json_object_stream(path), handler);
+    if (threads == reader_threads::pipelined) run_pipelined(json_object_stream(path), handler);
+    else json_object_stream(path).run(handler);
     return doc;
 }
 

@@ -86,13 +86,15 @@ inline int run_deps_viewer(const deps_viewer_options& opt) {
     load.details = (opt.html && opt.show_tensor_info) || dataflow;
     load.geometry = dataflow;
     // The swimlane records beside deps.json (core types per task) are read on
-    // another thread while deps.json is; a failure is a warning, given below
-    // in the reference's order.
+    // another thread while deps.json is, one core each; a failure is a
+    // warning, given below in the reference's order. Alone, deps.json gets
+    // both cores.
     const std::string sidecar_path = py_path_join(dir, "chip_swimlane_records.json");
     std::future<sidecar_tasks> sidecar_read;
     if (fs::exists(sidecar_path, ec))
         sidecar_read = std::async(std::launch::async, [&sidecar_path] { return read_perf_sidecar(sidecar_path); });
-    deps_document doc = read_deps(input_path, load);
+    deps_document doc =
+        read_deps(input_path, load, sidecar_read.valid() ? reader_threads::one_thread : reader_threads::pipelined);
     if (doc.dropped_edges > 0)
         std::fprintf(stderr, "warning: %s: ignored %zu edge entr%s that %s not an object or %s no usable pred/succ\n",
                      input_path.c_str(), doc.dropped_edges, doc.dropped_edges == 1 ? "y" : "ies",

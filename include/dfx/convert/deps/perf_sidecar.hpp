@@ -21,7 +21,6 @@
 #include "dfx/convert/common/id_index.hpp"
 #include "dfx/convert/common/input_error.hpp"
 #include "dfx/convert/common/json_object_stream.hpp"
-#include "dfx/convert/common/pipelined_handler.hpp"
 #include "dfx/convert/common/plain_json.hpp"
 #include "dfx/convert/common/py_json.hpp"
 
@@ -196,11 +195,13 @@ private:
 
 }  // namespace detail
 
-// Reads the sidecar. Throws input_error when it is unreadable or invalid; the
-// viewer turns that into a warning and goes on without it, as the reference does.
+// Reads the sidecar on the calling thread (the viewer reads it beside
+// deps.json: one core each). Throws input_error when it is unreadable or
+// invalid; the viewer turns that into a warning and goes on without it, as
+// the reference does.
 inline sidecar_tasks read_perf_sidecar(const std::string& path) {
     detail::sidecar_handler r(path);
-    run_pipelined(json_object_stream(path), r);
+    json_object_stream(path).run(r);
     try {
         return r.finish();
     } catch (const input_error& e) {
