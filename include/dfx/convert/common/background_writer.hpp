@@ -28,7 +28,10 @@ public:
     // Writes to `file` (not owned) from blocks of `block_bytes`, `blocks` of
     // them in flight at most.
     background_writer(std::FILE* file, std::size_t block_bytes, std::size_t blocks = 3) : file_(file) {
-        for (std::size_t i = 0; i < blocks; ++i) free_.push_back(std::make_unique<char[]>(block_bytes));
+        // Not make_unique, which zeroes: a block's pages are touched (and
+        // faulted in) only as output fills them, so a small output never
+        // pays for all the blocks.
+        for (std::size_t i = 0; i < blocks; ++i) free_.push_back(std::unique_ptr<char[]>(new char[block_bytes]));
         current_ = take_free();
         thread_ = std::thread([this] { run(); });
     }
