@@ -138,10 +138,6 @@ inline void backfill_output_tensor_ids(deps_graph& g) {
     }
 }
 
-}  // namespace detail
-
-namespace detail {
-
 // `order` stably reordered by key[order[i]] (keys below `buckets`): one pass
 // of a radix sort whose digit is a whole node index.
 inline std::vector<std::uint32_t> stable_sort_by(const std::vector<std::uint32_t>& order,
