@@ -9,7 +9,9 @@
 #include <filesystem>
 
 #include <sys/stat.h>
+#include <memory>
 #include <string>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -140,10 +142,59 @@ TEST_CASE("a write that fails on the writer thread reaches the caller") {
     if (full == nullptr) return;
     {
         dfx::convert::background_writer w(full, 1 << 20);
-        std::memset(w.block(), 'x', 1 << 20);
-        CHECK(w.hand_over(1 << 20) == 0);  // queued; the failure comes later
+        auto block = w.take();
+        std::memset(block.get(), 'x', 1 << 20);
+        CHECK(w.hand_over(0, std::move(block), 1 << 20, 1 << 20) == 0);  // queued; the failure comes later
         CHECK(w.finish() == ENOSPC);
-        CHECK(w.hand_over(1) == ENOSPC);  // and stops further hand-overs
+        CHECK(w.hand_over(1, w.take(), 1 << 20, 1) == ENOSPC);  // and stops further hand-overs
+        // After a failure nothing waits for order: a gap in the numbers
+        // (block 2 never comes) must not hold finish() up.
+        CHECK(w.hand_over(3, w.take(), 1 << 20, 1) == ENOSPC);
+        CHECK(w.finish() == ENOSPC);
     }
     std::fclose(full);
+}
+
+TEST_CASE("blocks reach the file in number order, whatever order they come in") {
+    scratch_dir dir;
+    const auto path = dir.file("ordered.txt");
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    REQUIRE(f != nullptr);
+    {
+        dfx::convert::background_writer w(f, 16, 4);
+        auto put = [&](std::uint64_t seq, std::string_view text) {
+            auto block = w.take();
+            std::memcpy(block.get(), text.data(), text.size());
+            CHECK(w.hand_over(seq, std::move(block), 16, text.size()) == 0);
+        };
+        put(2, "c");
+        put(1, "b");
+        // A grown block (larger than the pool's) is written, then replaced
+        // in the pool by a standard one.
+        std::unique_ptr<char[]> big(new char[64]);
+        std::memcpy(big.get(), "dd", 2);
+        CHECK(w.hand_over(3, std::move(big), 64, 2) == 0);
+        put(0, "a");
+        put(4, "e");
+        CHECK(w.finish() == 0);
+        for (int i = 0; i < 4; ++i) w.give_back(w.take(), 16);  // all four blocks are back
+    }
+    std::fclose(f);
+    CHECK(swimlane_test::slurp(path) == "abcdde");
+}
+
+TEST_CASE("a plain json_buffer grows and keeps every byte") {
+    dfx::convert::json_buffer b;
+    std::string expected;
+    static constexpr const char* eighths[] = {"0", "125", "25", "375", "5", "625", "75", "875"};
+    for (int i = 0; i < 5000; ++i) {
+        const std::string run(static_cast<std::size_t>(i % 7), 'y');
+        b.append_int(i);
+        b.append(run);
+        b.append_us(i / 8.0);
+        b.push_back(',');
+        expected += fmt::format("{}{}{}.{},", i, run, i / 8, eighths[i % 8]);
+    }
+    CHECK(b.view() == expected);
+    CHECK(b.capacity() >= b.size());
 }

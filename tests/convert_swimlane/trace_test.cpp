@@ -215,3 +215,34 @@ TEST_CASE("SPMD tasks: _spmd label and one arrow from the earliest slice per fun
     CHECK(integer(dep[0], "input_task_count") == 3);  // the block_num
     CHECK(integer(dep[0], "output_task_count") == 1);
 }
+
+TEST_CASE("the conformance traces are the same bytes whatever the chunk size") {
+    // Sections are formatted in chunks on two threads; chunks of 1 and 3
+    // items put every boundary between threads (and under TSan, every
+    // shared read), and must not change a byte.
+    for (const char* name : {"l1_small", "l2_nodeps", "l3_deps", "l4_deps", "l4_host"}) {
+        CAPTURE(name);
+        const std::string dir = std::string(DFX_CONFORMANCE_DIR) + "/" + name;
+        scratch_dir out;
+        std::vector<std::string> traces;
+        for (const std::size_t chunk : {std::size_t{1024}, std::size_t{1}, std::size_t{3}}) {
+            auto pd = sw::load_perf_data(dir + "/chip_swimlane_records.json");
+            sw::deps_graph deps = sw::load_deps_graph(dir + "/deps.json", nullptr);
+            const auto names = sw::load_name_map(std::string(dir + "/name_map_" + name + ".json"));
+            const std::string path = out.file(std::to_string(chunk) + ".json");
+            {
+                dfx::convert::json_file_writer w(path);
+                sw::trace_options opt;
+                opt.warnings = nullptr;
+                opt.overhead = true;
+                opt.chunk_items = chunk;
+                sw::write_trace(pd, deps, names, w, opt);
+                w.commit();
+            }
+            traces.push_back(swimlane_test::slurp(path));
+        }
+        REQUIRE(traces[0].size() > 1000);
+        CHECK(traces[1] == traces[0]);
+        CHECK(traces[2] == traces[0]);
+    }
+}

@@ -29,6 +29,7 @@
 #include <fmt/format.h>
 
 #include "dfx/convert/common/json_writer.hpp"
+#include "dfx/convert/common/ordered_chunks.hpp"
 #include "dfx/convert/swimlane/deps_graph.hpp"
 #include "dfx/convert/common/id_index.hpp"
 #include "dfx/convert/swimlane/labels.hpp"
@@ -42,6 +43,11 @@ struct trace_options {
     bool overhead = false;  // add the 8 --overhead counter tracks
     std::FILE* verbose = nullptr;  // progress / diagnostics (-v), or null
     std::FILE* warnings = stderr;
+    // Items (tasks, records, edges) per chunk of a section formatted on two
+    // threads: each chunk's events take well under an output block (a few
+    // hundred bytes per item), and a section has many chunks to share. The
+    // output does not depend on it (tests use tiny chunks).
+    std::size_t chunk_items = 1024;
 };
 
 struct trace_summary {
@@ -100,16 +106,22 @@ struct marker_anchor {
     std::int64_t event_id;
 };
 
-// The event stream: "{"traceEvents": [" ... "]}".
+// The event stream: "{"traceEvents": [" ... "]}", or a part of it formatted
+// on another thread (every event of a part follows an earlier one).
 class event_sink {
 public:
-    explicit event_sink(json_file_writer& w) : w_(w) { w_.append("{\"traceEvents\": [\n"); }
-    json_file_writer& next() {
-        if (count_++ != 0) w_.append(",\n");
+    struct part_t {};
+    static constexpr part_t part{};
+    explicit event_sink(json_buffer& w) : w_(w) { w_.append("{\"traceEvents\": [\n"); }
+    event_sink(json_buffer& w, part_t) : w_(w), comma_(true) {}
+    json_buffer& next() {
+        if (comma_) w_.append(",\n");
+        comma_ = true;
+        ++count_;
         return w_;
     }
-    void done() { w_.maybe_flush(); }
     [[nodiscard]] std::size_t count() const noexcept { return count_; }
+    void add_count(std::size_t events) noexcept { count_ += events; }
     void close(std::string_view metadata_json) {
         w_.append("\n]");
         if (!metadata_json.empty()) {
@@ -127,7 +139,6 @@ public:
         o.append(R"(}, "cat": "__metadata", "name": "process_name", "ph": "M", "pid": )");
         o.append_int(pid);
         o.push_back('}');
-        done();
     }
     void process_sort(int pid, int index) {
         auto& o = next();
@@ -136,7 +147,6 @@ public:
         o.append(R"(}, "cat": "__metadata", "name": "process_sort_index", "ph": "M", "pid": )");
         o.append_int(pid);
         o.push_back('}');
-        done();
     }
     void thread_name(int pid, std::int64_t tid, std::string_view name) {
         auto& o = next();
@@ -147,7 +157,6 @@ public:
         o.append(R"(, "tid": )");
         o.append_int(tid);
         o.push_back('}');
-        done();
     }
     void thread_sort(int pid, std::int64_t tid, int index) {
         auto& o = next();
@@ -158,7 +167,6 @@ public:
         o.append(R"(, "tid": )");
         o.append_int(tid);
         o.push_back('}');
-        done();
     }
     // A flow endpoint. bind_id < 0: none; counts < 0: not written.
     void flow(std::int64_t id, std::string_view name, char ph, int pid, std::int64_t tid, double ts,
@@ -186,11 +194,11 @@ public:
             o.append_int(bind_id);
         }
         o.push_back('}');
-        done();
     }
 
 private:
-    json_file_writer& w_;
+    json_buffer& w_;
+    bool comma_ = false;
     std::size_t count_ = 0;
 };
 
@@ -204,6 +212,7 @@ public:
     trace_summary write(json_file_writer& file) {
         detail::event_sink ev(file);
         ev_ = &ev;
+        file_ = &file;
         resolve_func_ids(pd_, deps_);
         prepare();
         if (opt_.verbose) {
@@ -232,12 +241,58 @@ public:
     }
 
 private:
+    // ------------------------------------------------- parallel sections
+    struct part_stats {
+        std::size_t events = 0;
+        std::size_t hb_violations = 0;
+        part_stats& operator+=(const part_stats& o) {
+            events += o.events;
+            hb_violations += o.hb_violations;
+            return *this;
+        }
+    };
+    // What one chunk's items share: counters and scratch space.
+    struct part_state {
+        std::size_t hb_violations = 0;
+        std::vector<detail::anchor> preds, succs;
+    };
+
+    // Writes items [0, n) of a section in chunks on two threads
+    // (ordered_chunks.hpp). `numbers_of(i)`: how many numbers item i draws
+    // from `counter` (flow ids, event ids); `body(ev, i, number, part)`
+    // writes item i's events, drawing `number++`. Everything a body reads
+    // must stay unchanged while the section runs.
+    template <class NumbersOf, class Body>
+    void in_chunks(std::size_t n, std::int64_t& counter, NumbersOf&& numbers_of, Body&& body) {
+        const auto stats = format_in_order<part_stats>(
+            *file_, n, std::max<std::size_t>(opt_.chunk_items, 1), counter, numbers_of, [&](const item_chunk& c, json_buffer& out, std::int64_t& number) {
+                detail::event_sink ev(out, detail::event_sink::part);
+                part_state state;
+                for (std::size_t i = c.begin; i < c.end; ++i) body(ev, i, number, state);
+                return part_stats{ev.count(), state.hb_violations};
+            });
+        ev_->add_count(stats.events);
+        summary_.hb_violations += stats.hb_violations;
+    }
+    // A section that draws no numbers.
+    template <class Body>
+    void in_chunks(std::size_t n, Body&& body) {
+        std::int64_t unused = 0;
+        in_chunks(n, unused, [](std::size_t) { return 0; },
+                  [&](detail::event_sink& ev, std::size_t i, std::int64_t&, part_state&) { body(ev, i); });
+    }
+
     // ---------------------------------------------------------------- setup
     struct id_group {
         std::uint64_t id;
         std::uint32_t first;
         std::uint32_t count;
         bool spmd;
+        // Arrow ends the id has (anchors_of): all of them, those whose row
+        // is in the Scheduler View, those whose row has a finish time.
+        std::uint32_t anchors = 0;
+        std::uint32_t scheduler_anchors = 0;
+        std::uint32_t finished_anchors = 0;
     };
 
     void prepare() {
@@ -253,9 +308,13 @@ private:
         group_of_ = id_index(groups_.size());
         for (std::uint32_t i = 0; i < groups_.size(); ++i) group_of_.insert(groups_[i].id, i);
 
-        for (const task& t : tasks_) cores_.push_back(t.core_id);
-        std::sort(cores_.begin(), cores_.end());
-        cores_.erase(std::unique(cores_.begin(), cores_.end()), cores_.end());
+        // Distinct cores: few, so a sorted list with a binary search per row
+        // (consecutive rows often share a core) beats sorting every row.
+        for (const task& t : tasks_) {
+            if (!cores_.empty() && cores_.back() == t.core_id) continue;
+            const auto it = std::lower_bound(cores_.begin(), cores_.end(), t.core_id);
+            if (it == cores_.end() || *it != t.core_id) cores_.insert(it, t.core_id);
+        }
 
         has_aicpu_data_ = std::any_of(tasks_.begin(), tasks_.end(), [](const task& t) { return in_scheduler_view(t); });
 
@@ -272,32 +331,31 @@ private:
         sched_rank_.assign(n, detail::none);
         sched_lane_.assign(n, 0);
         std::uint32_t rank = 0;
+        std::vector<std::vector<std::pair<double, std::uint32_t>>> by_core(cores_.size());  // (dispatch, row)
         for (std::uint32_t i = 0; i < n; ++i) {
-            if (in_scheduler_view(tasks_[i])) sched_rank_[i] = rank++;
+            if (!in_scheduler_view(tasks_[i])) continue;
+            sched_rank_[i] = rank++;
+            const auto core = std::lower_bound(cores_.begin(), cores_.end(), tasks_[i].core_id) - cores_.begin();
+            by_core[static_cast<std::size_t>(core)].emplace_back(tasks_[i].dispatch_us, i);
         }
-        std::vector<std::uint32_t> valid;
-        for (std::uint32_t i = 0; i < n; ++i) {
-            if (sched_rank_[i] != detail::none) valid.push_back(i);
-        }
-        std::stable_sort(valid.begin(), valid.end(), [&](std::uint32_t a, std::uint32_t b) {
-            if (tasks_[a].core_id != tasks_[b].core_id) return tasks_[a].core_id < tasks_[b].core_id;
-            return tasks_[a].dispatch_us < tasks_[b].dispatch_us;
-        });
         core_first_sched_row_.clear();
-        for (std::size_t i = 0; i < valid.size();) {
-            std::size_t j = i;
+        for (auto& rows : by_core) {
+            if (rows.empty()) continue;
+            // By dispatch time, ties in row order: the reference's stable sort.
+            if (!std::is_sorted(rows.begin(), rows.end())) std::sort(rows.begin(), rows.end());
+            const std::uint32_t core = tasks_[rows.front().second].core_id;
+            core_first_sched_row_.emplace_back(core, rows.front().second);
             std::vector<double> lane_finish{0.0};
-            core_first_sched_row_.emplace_back(tasks_[valid[i]].core_id, valid[i]);
-            for (; j < valid.size() && tasks_[valid[j]].core_id == tasks_[valid[i]].core_id; ++j) {
-                const task& t = tasks_[valid[j]];
+            for (const auto& [dispatch, row] : rows) {
                 std::size_t lane = 0;
-                while (lane < lane_finish.size() && !(lane_finish[lane] <= t.dispatch_us)) ++lane;
+                while (lane < lane_finish.size() && !(lane_finish[lane] <= dispatch)) ++lane;
                 if (lane == lane_finish.size()) lane_finish.push_back(0.0);
-                lane_finish[lane] = t.finish_us;
-                sched_lane_[valid[j]] = static_cast<std::uint32_t>(lane);
-                sched_tids_used_.push_back(detail::core_tid(t.core_id) + static_cast<std::int64_t>(lane));
+                lane_finish[lane] = tasks_[row].finish_us;
+                sched_lane_[row] = static_cast<std::uint32_t>(lane);
             }
-            i = j;
+            for (std::size_t lane = 0; lane < lane_finish.size(); ++lane) {
+                sched_tids_used_.push_back(detail::core_tid(core) + static_cast<std::int64_t>(lane));
+            }
         }
         std::sort(sched_tids_used_.begin(), sched_tids_used_.end());
         sched_tids_used_.erase(std::unique(sched_tids_used_.begin(), sched_tids_used_.end()), sched_tids_used_.end());
@@ -308,9 +366,12 @@ private:
         std::vector<std::uint32_t> idx;
         for (const id_group& g : groups_) {
             idx.clear();
-            for (std::uint32_t i = g.first; i < g.first + g.count; ++i) idx.push_back(i);
-            std::stable_sort(idx.begin(), idx.end(),
-                             [&](std::uint32_t a, std::uint32_t b) { return tasks_[a].core_id < tasks_[b].core_id; });
+            // Rows by core, stably (an insertion sort: groups are small).
+            for (std::uint32_t i = g.first; i < g.first + g.count; ++i) {
+                auto at = idx.end();
+                while (at != idx.begin() && tasks_[*std::prev(at)].core_id > tasks_[i].core_id) --at;
+                idx.insert(at, i);
+            }
             for (std::size_t a = 0; a < idx.size();) {
                 std::size_t b = a;
                 std::uint32_t last = detail::none, last_sched = detail::none, tid_row = detail::none;
@@ -333,15 +394,37 @@ private:
         sched_event_base_ = static_cast<std::int64_t>(n);
         next_event_id_ = sched_event_base_ + rank;
 
-        // Complete phases per scheduler thread, in start order.
+        std::vector<detail::anchor> ends;
+        for (id_group& g : groups_) {
+            for (std::uint32_t r = g.first; r < g.first + g.count; ++r) {
+                if (r == g.first || tasks_[r].func_id != tasks_[r - 1].func_id) add_stem(tasks_[r].func_id, g.spmd);
+            }
+            // Arrow ends: every row, or (SPMD) one per function.
+            const auto count_end = [&](std::uint32_t r) {
+                ++g.anchors;
+                g.scheduler_anchors += in_scheduler_view(tasks_[r]) ? 1 : 0;
+                g.finished_anchors += tasks_[r].finish_us > 0 ? 1 : 0;
+            };
+            if (g.spmd) {
+                anchors_of(g.id, view::scheduler, false, ends);
+                for (const detail::anchor& a : ends) count_end(a.row);
+            } else {
+                for (std::uint32_t r = g.first; r < g.first + g.count; ++r) count_end(r);
+            }
+        }
+
+        // Complete phases per scheduler thread, in start order (records
+        // usually are already).
         completes_.resize(pd_.sched.size());
         for (std::size_t th = 0; th < pd_.sched.size(); ++th) {
-            for (std::uint32_t i = 0; i < pd_.sched[th].size(); ++i) {
-                if (pd_.sched[th][i].kind == phase_kind::complete) completes_[th].push_back(i);
+            const auto& recs = pd_.sched[th];
+            for (std::uint32_t i = 0; i < recs.size(); ++i) {
+                if (recs[i].kind == phase_kind::complete) completes_[th].push_back(i);
             }
-            std::stable_sort(completes_[th].begin(), completes_[th].end(), [&](std::uint32_t a, std::uint32_t b) {
-                return pd_.sched[th][a].start_us < pd_.sched[th][b].start_us;
-            });
+            const auto by_start = [&](std::uint32_t a, std::uint32_t b) { return recs[a].start_us < recs[b].start_us; };
+            if (!std::is_sorted(completes_[th].begin(), completes_[th].end(), by_start)) {
+                std::stable_sort(completes_[th].begin(), completes_[th].end(), by_start);
+            }
         }
     }
 
@@ -373,7 +456,7 @@ private:
     }
 
     // ---- direct writers for the per-event hot path (no temporary strings) ----
-    static void put_display(json_file_writer& o, std::uint64_t id) {
+    static void put_display(json_buffer& o, std::uint64_t id) {
         const std::uint64_t ring = (id >> 32) & 0xFF;
         if (ring != 0) {
             o.push_back('r');
@@ -382,30 +465,33 @@ private:
         o.push_back('t');
         o.append_int(id & 0xFFFFFFFFu);
     }
-    // The label text before "(<disp>)", JSON-escaped, cached per (func id, SPMD).
-    const std::string& label_stem(std::int64_t func_id, bool spmd) {
-        auto it = std::lower_bound(stems_.begin(), stems_.end(), std::make_pair(func_id, spmd),
-                                   [](const stem& a, const std::pair<std::int64_t, bool>& k) {
-                                       return a.func_id != k.first ? a.func_id < k.first : a.spmd < k.second;
-                                   });
-        if (it == stems_.end() || it->func_id != func_id || it->spmd != spmd) {
-            // task_label with an empty display ends in "()": the stem is the rest.
-            std::string full = task_label(func_id, names_, "", spmd);
-            full.resize(full.size() - 2);
-            std::string quoted;
-            append_json_string(quoted, full);
-            it = stems_.insert(it, stem{func_id, spmd, quoted.substr(1, quoted.size() - 2)});
-        }
-        return it->text;
+    // The label text before "(<disp>)", JSON-escaped, per (func id, SPMD):
+    // made for every task by prepare(), only read while sections run.
+    auto stem_slot(std::int64_t func_id, bool spmd) const {
+        return std::lower_bound(stems_.begin(), stems_.end(), std::make_pair(func_id, spmd),
+                                [](const stem& a, const std::pair<std::int64_t, bool>& k) {
+                                    return a.func_id != k.first ? a.func_id < k.first : a.spmd < k.second;
+                                });
     }
-    void put_label(json_file_writer& o, std::int64_t func_id, std::uint64_t id, bool spmd) {
+    void add_stem(std::int64_t func_id, bool spmd) {
+        const auto it = stem_slot(func_id, spmd);
+        if (it != stems_.end() && it->func_id == func_id && it->spmd == spmd) return;
+        // task_label with an empty display ends in "()": the stem is the rest.
+        std::string full = task_label(func_id, names_, "", spmd);
+        full.resize(full.size() - 2);
+        std::string quoted;
+        append_json_string(quoted, full);
+        stems_.insert(it, stem{func_id, spmd, quoted.substr(1, quoted.size() - 2)});
+    }
+    const std::string& label_stem(std::int64_t func_id, bool spmd) const { return stem_slot(func_id, spmd)->text; }
+    void put_label(json_buffer& o, std::int64_t func_id, std::uint64_t id, bool spmd) const {
         o.push_back('"');
         o.append(label_stem(func_id, spmd));
         o.push_back('(');
         put_display(o, id);
         o.append(")\"");
     }
-    void put_task_hint(json_file_writer& o, const task& t) const {
+    void put_task_hint(json_buffer& o, const task& t) const {
         o.append(R"("event-hint": "Task:)");
         put_display(o, t.task_id);
         o.append(", FuncId:");
@@ -476,12 +562,12 @@ private:
     }
 
     // --------------------------------------------------------------- events
-    void begin_x(json_file_writer& o) const { o.append(R"({"args": {)"); }
+    void begin_x(json_buffer& o) const { o.append(R"({"args": {)"); }
     // Closes the args object and writes the slice fields; `name` writes the
     // (quoted) name. cat / cname are fixed ASCII names.
     template <class Name>
-    void x_tail_with(json_file_writer& o, std::string_view cat, std::string_view cname, std::int64_t id,
-                     Name&& name, int pid, std::int64_t tid, double ts, double dur) {
+    void x_tail_with(json_buffer& o, std::string_view cat, std::string_view cname, std::int64_t id,
+                     Name&& name, int pid, std::int64_t tid, double ts, double dur) const {
         o.append(R"(}, "cat": ")");
         o.append(cat);
         o.push_back('"');
@@ -506,8 +592,8 @@ private:
         o.append_us(dur);
         o.push_back('}');
     }
-    void x_tail(json_file_writer& o, std::string_view cat, std::string_view cname, std::int64_t id,
-                std::string_view name, int pid, std::int64_t tid, double ts, double dur) {
+    void x_tail(json_buffer& o, std::string_view cat, std::string_view cname, std::int64_t id,
+                std::string_view name, int pid, std::int64_t tid, double ts, double dur) const {
         x_tail_with(o, cat, cname, id, [&] { o.append_string(name); }, pid, tid, ts, dur);
     }
 
@@ -625,7 +711,6 @@ private:
             x_tail(o, "graph_execution", "rail_animation", -1,
                    fmt::format("GraphExecution({}, {} visible nodes)", format_task_display(i.outer), i.nodes.size()), 5,
                    5000 + i.lane, i.prep_start, i.exec_end - i.prep_start);
-            ev_->done();
         }
     }
 
@@ -645,11 +730,11 @@ private:
         for (std::int64_t k = 0; k < lanes; ++k) {
             ev_->thread_name(4, detail::aicpu_tid_base + k, fmt::format("AICPU_{}", k));
         }
-        for (std::uint32_t i = 0; i < tasks_.size(); ++i) {
+        in_chunks(tasks_.size(), [&](detail::event_sink& ev, std::size_t i) {
             const task& t = tasks_[i];
             const double ts = t.receive_us;
             const double dur = t.end_us - ts;
-            auto& o = ev_->next();
+            auto& o = ev.next();
             begin_x(o);
             put_task_hint(o, t);
             put_fan_hints(o, t.task_id);
@@ -661,15 +746,15 @@ private:
             o.append_us(t.local_setup_us() != 0.0 ? t.local_setup_us() : 0.0);
             o.append(R"(, "taskId": )");
             o.append_int(t.task_id);
-            x_tail_with(o, "event", "", worker_event_base_ + i, [&] { put_label(o, t.func_id, t.task_id, is_spmd(t.task_id)); },
-                        4, detail::core_tid(t.core_id), ts, dur);
-            ev_->done();
-        }
+            x_tail_with(o, "event", "", worker_event_base_ + static_cast<std::int64_t>(i),
+                        [&] { put_label(o, t.func_id, t.task_id, is_spmd(t.task_id)); }, 4, detail::core_tid(t.core_id),
+                        ts, dur);
+        });
     }
 
     // "fanout-hint" / "fanin-hint": "<n>: [disp, ...]" of the successors /
     // predecessors in deps.json.
-    void put_fan_hints(json_file_writer& o, std::uint64_t id) const {
+    void put_fan_hints(json_buffer& o, std::uint64_t id) const {
         o.append(R"(, "fanout-hint": ")");
         if (deps_.edges_usable) {
             auto [lo, hi] = deps_.succs(id);
@@ -712,11 +797,11 @@ private:
             if (used(base) || sched_tids_used_.empty()) ev_->thread_name(3, base, name);
             if (used(base + 1)) ev_->thread_name(3, base + 1, name);
         }
-        for (std::uint32_t i = 0; i < tasks_.size(); ++i) {
-            if (sched_rank_[i] == detail::none) continue;
+        in_chunks(tasks_.size(), [&](detail::event_sink& ev, std::size_t i) {
+            if (sched_rank_[i] == detail::none) return;
             const task& t = tasks_[i];
             const double dur = t.finish_us - t.dispatch_us;
-            auto& o = ev_->next();
+            auto& o = ev.next();
             begin_x(o);
             put_task_hint(o, t);
             o.append(R"(, "dispatch-time-us": )");
@@ -728,10 +813,9 @@ private:
             o.append(R"(, "taskId": )");
             o.append_int(t.task_id);
             x_tail_with(o, "event", "", sched_event_base_ + sched_rank_[i],
-                        [&] { put_label(o, t.func_id, t.task_id, is_spmd(t.task_id)); }, 3, sched_tid_of(i),
-                        t.dispatch_us, dur);
-            ev_->done();
-        }
+                        [&] { put_label(o, t.func_id, t.task_id, is_spmd(t.task_id)); }, 3,
+                        sched_tid_of(static_cast<std::uint32_t>(i)), t.dispatch_us, dur);
+        });
     }
 
     // The complete phase of `thread` containing `finish`, else the next one
@@ -778,7 +862,21 @@ private:
             if (std::any_of(recs.begin(), recs.end(), [](const sched_record& r) { return r.kind == phase_kind::resolve; })) {
                 ev_->thread_name(2, tid + 1, fmt::format("Sched_{}", th));
             }
-            for (std::size_t i = 0; i < recs.size(); ++i) write_phase(recs[i], th, attributed[th][i]);
+            // Markers draw event ids in record order; they anchor arrows later.
+            std::int64_t id = next_event_id_;
+            for (const sched_record& r : recs) {
+                if (!is_marker(r.kind)) continue;
+                if (r.has_task_id) {
+                    markers_.push_back({r.task_id, r.start_us, r.start_us + marker_duration(r), marker_tid(th), id});
+                    (r.kind == phase_kind::dummy_task ? dummy_ids_ : skip_ids_).push_back(r.task_id);
+                }
+                ++id;
+            }
+            in_chunks(
+                recs.size(), next_event_id_, [&](std::size_t i) { return is_marker(recs[i].kind) ? 1 : 0; },
+                [&](detail::event_sink& ev, std::size_t i, std::int64_t& event_id, part_state&) {
+                    write_phase(ev, recs[i], th, attributed[th][i], event_id);
+                });
         }
         ev_->thread_name(2, 3999, "shared_ready_queue (global)");
         ev_->thread_sort(2, 3999, 100);
@@ -786,10 +884,17 @@ private:
                          [](const detail::marker_anchor& a, const detail::marker_anchor& b) { return a.task_id < b.task_id; });
     }
 
-    void write_phase(const sched_record& r, std::size_t th, std::uint32_t attributed) {
+    static bool is_marker(phase_kind k) { return k == phase_kind::dummy_task || k == phase_kind::predicated_skip; }
+    static double marker_duration(const sched_record& r) {
+        return std::max(r.end_us - r.start_us, detail::marker_min_dur_us);
+    }
+    static std::int64_t marker_tid(std::size_t th) { return detail::aicpu_tid_base + static_cast<std::int64_t>(th); }
+
+    void write_phase(detail::event_sink& ev, const sched_record& r, std::size_t th, std::uint32_t attributed,
+                     std::int64_t& event_id) const {
         const phase_kind k = r.kind;
-        if (k == phase_kind::dummy_task || k == phase_kind::predicated_skip) {
-            write_marker(r, th);
+        if (is_marker(k)) {
+            write_marker(ev, r, th, event_id++);
             return;
         }
         if (k == phase_kind::other) return;  // legacy / unknown kinds are not rendered
@@ -802,7 +907,7 @@ private:
         if (k == phase_kind::complete && !r.has_tasks_processed) processed = attributed;
         const double dur = r.end_us - r.start_us;
         const std::int64_t tid = detail::sched_lane_tid(static_cast<std::int64_t>(th), k == phase_kind::resolve ? 1 : 0);
-        auto& o = ev_->next();
+        auto& o = ev.next();
         begin_x(o);
         o.append(R"("phase": ")");
         o.append(name_of(k));
@@ -834,9 +939,8 @@ private:
                         o.append(")\"");
                     },
                     2, tid, r.start_us, dur);
-        ev_->done();
         if ((k == phase_kind::complete || k == phase_kind::dispatch) && r.depths_valid) {
-            auto& c = ev_->next();
+            auto& c = ev.next();
             c.append(R"({"args": {"AIC": )");
             c.append_int(r.depth_end[0]);
             c.append(R"(, "AIV": )");
@@ -846,10 +950,9 @@ private:
             c.append(R"(}, "cat": "queue", "name": "shared_ready_queue", "ph": "C", "pid": 2, "tid": 3999, "ts": )");
             c.append_us(r.end_us);
             c.push_back('}');
-            ev_->done();
         }
     }
-    static void depth_list(json_file_writer& o, const std::int32_t (&d)[3]) {
+    static void depth_list(json_buffer& o, const std::int32_t (&d)[3]) {
         o.push_back('[');
         o.append_int(d[0]);
         o.append(", ");
@@ -859,9 +962,9 @@ private:
         o.push_back(']');
     }
 
-    void write_marker(const sched_record& r, std::size_t th) {
+    void write_marker(detail::event_sink& ev, const sched_record& r, std::size_t th, std::int64_t id) const {
         const bool dummy = r.kind == phase_kind::dummy_task;
-        const double dur = std::max(r.end_us - r.start_us, detail::marker_min_dur_us);
+        const double dur = marker_duration(r);
         const std::string disp = r.has_task_id ? format_task_display(r.task_id) : std::string("unknown");
         std::string name;
         if (dummy) {
@@ -880,9 +983,8 @@ private:
             }
             name = task_label(func, names_, disp, r.has_task_id && is_spmd(r.task_id));
         }
-        const std::int64_t tid = detail::aicpu_tid_base + static_cast<std::int64_t>(th);
-        const std::int64_t id = next_event_id_++;
-        auto& o = ev_->next();
+        const std::int64_t tid = marker_tid(th);
+        auto& o = ev.next();
         begin_x(o);
         o.append(R"("loop_iter": )");
         o.append_int(r.loop_iter);
@@ -896,11 +998,6 @@ private:
         o.append_string(name);
         o.append(dummy ? R"(, "phase": "dummy_task")" : R"(, "predicated_pass": false)");
         x_tail(o, "event", "", id, name, 4, tid, r.start_us, dur);
-        ev_->done();
-        if (r.has_task_id) {
-            markers_.push_back({r.task_id, r.start_us, r.start_us + dur, tid, id});
-            (dummy ? dummy_ids_ : skip_ids_).push_back(r.task_id);
-        }
     }
 
     // ---- pid 1: host uploads (H2D) and orchestrator bars; pid 4 alloc bars ----
@@ -919,7 +1016,6 @@ private:
             o.append(R"(, "cname": "thread_state_iowait", "args": {"bytes": )");
             o.append(u.detail_json);
             o.append("}}");
-            ev_->done();
         }
     }
 
@@ -959,8 +1055,7 @@ private:
                 x_tail(o, "orchestrator", "rail_animation", -1,
                        valid ? fmt::format("submit({})", disp) : fmt::format("submit({})", r.submit_idx), 1, tid,
                        r.start_us, dur);
-                ev_->done();
-                if (!valid) continue;
+                    if (!valid) continue;
                 const std::uint64_t id = r.task_id.value;
                 bool regular = false, dummy = false;
                 if (const auto* k = deps_.kernel_ids(id)) {
@@ -989,8 +1084,7 @@ private:
                 a.append(R"(, "event-hint": )");
                 a.append_string(name);
                 x_tail(a, "event", "olive", eid, name, 4, worker_tid, r.start_us, bar);
-                ev_->done();
-                alloc_markers_.push_back({id, r.start_us, r.start_us + bar, worker_tid, eid});
+                    alloc_markers_.push_back({id, r.start_us, r.start_us + bar, worker_tid, eid});
             }
         }
         // Alloc bars anchor arrows like markers do; keep one sorted list.
@@ -1012,39 +1106,40 @@ private:
         return {detail::core_tid(a.core), worker_event_of(a.row)};
     }
 
+    // Worker View arrow ends of an id: its rows, or its markers / alloc bars.
+    std::size_t worker_anchor_count(std::uint64_t id) const {
+        if (const id_group* g = group(id)) return g->anchors;
+        const auto [lo, hi] = std::equal_range(markers_.begin(), markers_.end(), detail::marker_anchor{id, 0, 0, 0, 0},
+                                               [](const detail::marker_anchor& a, const detail::marker_anchor& b) {
+                                                   return a.task_id < b.task_id;
+                                               });
+        return static_cast<std::size_t>(hi - lo);
+    }
+
     void write_dependency_flows() {
         const bool edges = deps_.edges_usable;
-        std::vector<detail::anchor> preds, succs;
         if (edges) {
-            for (std::size_t e = 0; e < deps_.edges.size(); ++e) {
-                const deps_edge& edge = deps_.edges[e];
-                if (!has_rows_or_markers(edge.pred)) continue;
-                if (!has_rows_or_markers(edge.succ)) {
-                    if (opt_.verbose) {
-                        fmt::print(opt_.verbose, "Warning: Task {} (raw {}) references non-existent successor {} (raw {})\n",
-                                   format_task_display(edge.pred), edge.pred, format_task_display(edge.succ), edge.succ);
+            const std::int64_t first_flow = flow_id_;
+            in_chunks(
+                deps_.edges.size(), flow_id_,
+                [&](std::size_t e) -> std::size_t {
+                    const deps_edge& edge = deps_.edges[e];
+                    if (!has_rows_or_markers(edge.pred)) return 0;
+                    if (!has_rows_or_markers(edge.succ)) {
+                        if (opt_.verbose) {
+                            fmt::print(opt_.verbose,
+                                       "Warning: Task {} (raw {}) references non-existent successor {} (raw {})\n",
+                                       format_task_display(edge.pred), edge.pred, format_task_display(edge.succ),
+                                       edge.succ);
+                        }
+                        return 0;
                     }
-                    continue;
-                }
-                anchors_of(edge.pred, view::worker, true, preds);
-                anchors_of(edge.succ, view::worker, true, succs);
-                if (preds.empty() || succs.empty()) continue;
-                const std::int64_t out_count = fan_count(edge.pred);
-                const std::int64_t in_count = fan_count(edge.succ);
-                for (const auto& p : preds) {
-                    for (const auto& s : succs) {
-                        const bool hb = p.end > s.slice_start;
-                        const char* name = hb ? "hb_violation" : "dependency";
-                        if (hb) ++summary_.hb_violations;
-                        const auto [src_tid, src_id] = worker_endpoint(p);
-                        const auto [dst_tid, dst_id] = worker_endpoint(s);
-                        ev_->flow(flow_id_, name, 's', 4, src_tid, p.slice_start, src_id, in_count, out_count);
-                        ev_->flow(flow_id_, name, 'f', 4, dst_tid, s.slice_start, dst_id, in_count, out_count);
-                        ++flow_id_;
-                        ++summary_.dependency_flows;
-                    }
-                }
-            }
+                    return worker_anchor_count(edge.pred) * worker_anchor_count(edge.succ);
+                },
+                [&](detail::event_sink& ev, std::size_t e, std::int64_t& flow, part_state& part) {
+                    write_worker_dependency(ev, deps_.edges[e], flow, part);
+                });
+            summary_.dependency_flows = static_cast<std::size_t>(flow_id_ - first_flow);
         }
         if (opt_.verbose) {
             if (edges) {
@@ -1068,24 +1163,57 @@ private:
         }
         if (!has_aicpu_data_ || !edges) return;
         // Scheduler View mirror (AICPU timestamps).
-        for (const deps_edge& edge : deps_.edges) {
-            if (!group(edge.pred) || !group(edge.succ)) continue;
-            anchors_of(edge.pred, view::scheduler, false, preds);
-            anchors_of(edge.succ, view::scheduler, false, succs);
-            const std::int64_t out_count = fan_count(edge.pred);
-            const std::int64_t in_count = fan_count(edge.succ);
-            for (const auto& p : preds) {
-                for (const auto& s : succs) {
-                    const task& pt = tasks_[p.row];
-                    const task& st = tasks_[s.row];
-                    if (pt.dispatch_us < 0 || pt.finish_us <= 0 || st.dispatch_us < 0 || st.finish_us <= 0) continue;
-                    const char* name = pt.finish_us > st.dispatch_us ? "hb_violation" : "dependency";
-                    ev_->flow(flow_id_, name, 's', 3, sched_tid_of(p.row), pt.dispatch_us, sched_event_of(p.row),
-                              in_count, out_count);
-                    ev_->flow(flow_id_, name, 'f', 3, sched_tid_of(s.row), st.dispatch_us, sched_event_of(s.row),
-                              in_count, out_count);
-                    ++flow_id_;
-                }
+        in_chunks(
+            deps_.edges.size(), flow_id_,
+            [&](std::size_t e) -> std::size_t {
+                const id_group* p = group(deps_.edges[e].pred);
+                const id_group* s = group(deps_.edges[e].succ);
+                return p && s ? std::size_t{p->scheduler_anchors} * s->scheduler_anchors : 0;
+            },
+            [&](detail::event_sink& ev, std::size_t e, std::int64_t& flow, part_state& part) {
+                write_scheduler_dependency(ev, deps_.edges[e], flow, part);
+            });
+    }
+
+    void write_worker_dependency(detail::event_sink& ev, const deps_edge& edge, std::int64_t& flow,
+                                 part_state& part) const {
+        if (!has_rows_or_markers(edge.pred) || !has_rows_or_markers(edge.succ)) return;
+        anchors_of(edge.pred, view::worker, true, part.preds);
+        anchors_of(edge.succ, view::worker, true, part.succs);
+        const std::int64_t out_count = fan_count(edge.pred);
+        const std::int64_t in_count = fan_count(edge.succ);
+        for (const auto& p : part.preds) {
+            for (const auto& s : part.succs) {
+                const bool hb = p.end > s.slice_start;
+                const char* name = hb ? "hb_violation" : "dependency";
+                if (hb) ++part.hb_violations;
+                const auto [src_tid, src_id] = worker_endpoint(p);
+                const auto [dst_tid, dst_id] = worker_endpoint(s);
+                ev.flow(flow, name, 's', 4, src_tid, p.slice_start, src_id, in_count, out_count);
+                ev.flow(flow, name, 'f', 4, dst_tid, s.slice_start, dst_id, in_count, out_count);
+                ++flow;
+            }
+        }
+    }
+
+    void write_scheduler_dependency(detail::event_sink& ev, const deps_edge& edge, std::int64_t& flow,
+                                    part_state& part) const {
+        if (!group(edge.pred) || !group(edge.succ)) return;
+        anchors_of(edge.pred, view::scheduler, false, part.preds);
+        anchors_of(edge.succ, view::scheduler, false, part.succs);
+        const std::int64_t out_count = fan_count(edge.pred);
+        const std::int64_t in_count = fan_count(edge.succ);
+        for (const auto& p : part.preds) {
+            for (const auto& s : part.succs) {
+                const task& pt = tasks_[p.row];
+                const task& st = tasks_[s.row];
+                if (!in_scheduler_view(pt) || !in_scheduler_view(st)) continue;
+                const char* name = pt.finish_us > st.dispatch_us ? "hb_violation" : "dependency";
+                ev.flow(flow, name, 's', 3, sched_tid_of(p.row), pt.dispatch_us, sched_event_of(p.row), in_count,
+                        out_count);
+                ev.flow(flow, name, 'f', 3, sched_tid_of(s.row), st.dispatch_us, sched_event_of(s.row), in_count,
+                        out_count);
+                ++flow;
             }
         }
     }
@@ -1099,7 +1227,6 @@ private:
             double finish;
         };
         std::vector<completion> done;
-        std::vector<detail::anchor> worker, sched;
         for (const id_group& g : groups_) {
             // The last subtask's finish completes the logical task.
             std::uint32_t last = detail::none;
@@ -1114,27 +1241,34 @@ private:
             if (!c) continue;
             done.push_back({g.id, static_cast<std::size_t>(th), *c, tasks_[last].finish_us});
         }
-        for (const completion& d : done) {
-            const sched_record& comp = pd_.sched[d.thread][d.phase];
-            const std::int64_t dst_tid = detail::sched_lane_tid(static_cast<std::int64_t>(d.thread));
-            const double dst_ts = comp.start_us <= d.finish && d.finish <= comp.end_us ? d.finish : comp.start_us;
-            anchors_of(d.id, view::worker, false, worker);
-            for (const auto& a : worker) {
-                ev_->flow(flow_id_, "complete", 's', 4, detail::core_tid(a.core), a.end - detail::flow_epsilon_us,
-                          worker_event_of(a.row));
-                ev_->flow(flow_id_, "complete", 'f', 2, dst_tid, dst_ts);
-                ++flow_id_;
-            }
-            anchors_of(d.id, view::scheduler, false, sched);
-            for (const auto& a : sched) {
-                const task& t = tasks_[a.row];
-                if (t.finish_us <= 0) continue;
-                ev_->flow(flow_id_, "complete", 's', 3, sched_tid_of(a.row), t.finish_us - detail::flow_epsilon_us,
-                          sched_event_of(a.row));
-                ev_->flow(flow_id_, "complete", 'f', 2, dst_tid, dst_ts);
-                ++flow_id_;
-            }
-        }
+        in_chunks(
+            done.size(), flow_id_,
+            [&](std::size_t i) -> std::size_t {
+                const id_group* g = group(done[i].id);
+                return g->anchors + g->finished_anchors;
+            },
+            [&](detail::event_sink& ev, std::size_t i, std::int64_t& flow, part_state& part) {
+                const completion& d = done[i];
+                const sched_record& comp = pd_.sched[d.thread][d.phase];
+                const std::int64_t dst_tid = detail::sched_lane_tid(static_cast<std::int64_t>(d.thread));
+                const double dst_ts = comp.start_us <= d.finish && d.finish <= comp.end_us ? d.finish : comp.start_us;
+                anchors_of(d.id, view::worker, false, part.preds);
+                for (const auto& a : part.preds) {
+                    ev.flow(flow, "complete", 's', 4, detail::core_tid(a.core), a.end - detail::flow_epsilon_us,
+                            worker_event_of(a.row));
+                    ev.flow(flow, "complete", 'f', 2, dst_tid, dst_ts);
+                    ++flow;
+                }
+                anchors_of(d.id, view::scheduler, false, part.preds);
+                for (const auto& a : part.preds) {
+                    const task& t = tasks_[a.row];
+                    if (t.finish_us <= 0) continue;
+                    ev.flow(flow, "complete", 's', 3, sched_tid_of(a.row), t.finish_us - detail::flow_epsilon_us,
+                            sched_event_of(a.row));
+                    ev.flow(flow, "complete", 'f', 2, dst_tid, dst_ts);
+                    ++flow;
+                }
+            });
         if (!deps_.edges_usable) return;
         write_complete_ready_flows(done);
     }
@@ -1142,57 +1276,60 @@ private:
     template <class Completion>
     void write_complete_ready_flows(const std::vector<Completion>& done) {
         // Walk complete phases by (end, thread); the one that satisfies a
-        // consumer's last predecessor released it.
+        // consumer's last predecessor released it. Phases of one thread
+        // ending together keep their start order.
         struct comp_ref {
             double end;
             std::size_t thread;
-            std::uint32_t phase;
+            std::uint32_t rank;   // position in completes_[thread]
+            std::uint32_t phase;  // index into sched[thread]
         };
         std::vector<comp_ref> order;
+        std::vector<std::size_t> slot_base(completes_.size() + 1, 0);  // thread -> first slot of its records
         for (std::size_t th = 0; th < completes_.size(); ++th) {
-            for (const std::uint32_t c : completes_[th]) order.push_back({pd_.sched[th][c].end_us, th, c});
+            slot_base[th + 1] = slot_base[th] + pd_.sched[th].size();
+            for (std::uint32_t k = 0; k < completes_[th].size(); ++k) {
+                const std::uint32_t c = completes_[th][k];
+                order.push_back({pd_.sched[th][c].end_us, th, k, c});
+            }
         }
-        std::stable_sort(order.begin(), order.end(), [](const comp_ref& a, const comp_ref& b) {
-            return a.end != b.end ? a.end < b.end : a.thread < b.thread;
+        std::sort(order.begin(), order.end(), [](const comp_ref& a, const comp_ref& b) {
+            if (a.end != b.end) return a.end < b.end;
+            return a.thread != b.thread ? a.thread < b.thread : a.rank < b.rank;
         });
-        // Tasks completed by each phase, in task-id order.
-        std::vector<std::uint32_t> by_phase(done.size());
-        for (std::uint32_t i = 0; i < by_phase.size(); ++i) by_phase[i] = i;
-        std::stable_sort(by_phase.begin(), by_phase.end(), [&](std::uint32_t a, std::uint32_t b) {
-            return done[a].thread != done[b].thread ? done[a].thread < done[b].thread : done[a].phase < done[b].phase;
-        });
-        // Consumers by dense index: total predecessors (unique edges) and how
-        // many have completed so far.
-        id_index consumer_of(deps_.edges.size());
-        std::vector<std::uint32_t> total, satisfied;
+        // Tasks completed by each phase, in task-id order: a counting sort
+        // of `done` by (thread, phase) slot.
+        std::vector<std::uint32_t> first_done(slot_base.back() + 1, 0), by_phase(done.size());
+        for (const auto& d : done) ++first_done[slot_base[d.thread] + d.phase + 1];
+        for (std::size_t k = 1; k < first_done.size(); ++k) first_done[k] += first_done[k - 1];
+        {
+            std::vector<std::uint32_t> fill(first_done.begin(), first_done.end() - 1);
+            for (std::uint32_t i = 0; i < done.size(); ++i) by_phase[fill[slot_base[done[i].thread] + done[i].phase]++] = i;
+        }
+        // Predecessors not yet complete, per consumer with rows (only those
+        // can have an arrow).
+        std::vector<std::uint32_t> waiting(groups_.size(), 0);
         for (const deps_edge& e : deps_.edges) {
-            consumer_of.insert(e.succ, static_cast<std::uint32_t>(total.size()));
-            const std::uint32_t ci = consumer_of.find(e.succ);
-            if (ci == total.size()) total.push_back(0);
-            ++total[ci];
+            if (const std::uint32_t g = group_of_.find(e.succ); g != id_index::npos) ++waiting[g];
         }
-        satisfied.assign(total.size(), 0);
-        std::vector<std::uint64_t> triggered;
+        std::vector<std::uint32_t> triggered;
         for (const comp_ref& c : order) {
-            auto lo = std::lower_bound(by_phase.begin(), by_phase.end(), c, [&](std::uint32_t i, const comp_ref& x) {
-                return done[i].thread != x.thread ? done[i].thread < x.thread : done[i].phase < x.phase;
-            });
+            const std::size_t slot = slot_base[c.thread] + c.phase;
             triggered.clear();
-            for (; lo != by_phase.end() && done[*lo].thread == c.thread && done[*lo].phase == c.phase; ++lo) {
-                auto [slo, shi] = deps_.succs(done[*lo].id);
+            for (std::uint32_t k = first_done[slot]; k < first_done[slot + 1]; ++k) {
+                auto [slo, shi] = deps_.succs(done[by_phase[k]].id);
                 for (auto e = slo; e != shi; ++e) {
-                    const std::uint32_t ci = consumer_of.find(e->succ);
-                    if (++satisfied[ci] == total[ci]) triggered.push_back(e->succ);
+                    const std::uint32_t g = group_of_.find(e->succ);
+                    if (g != id_index::npos && --waiting[g] == 0) triggered.push_back(g);
                 }
             }
             if (triggered.empty()) continue;
             const std::int64_t src_tid = detail::sched_lane_tid(static_cast<std::int64_t>(c.thread));
-            for (const std::uint64_t consumer : triggered) {
-                const id_group* g = group(consumer);
-                if (!g) continue;
+            for (const std::uint32_t gi : triggered) {
+                const id_group& g = groups_[gi];
                 // Earliest dispatch of the consumer and its core's thread.
                 std::uint32_t first = detail::none;
-                for (std::uint32_t r = g->first; r < g->first + g->count; ++r) {
+                for (std::uint32_t r = g.first; r < g.first + g.count; ++r) {
                     if (tasks_[r].dispatch_us < 0) continue;
                     if (first == detail::none || tasks_[r].dispatch_us < tasks_[first].dispatch_us) first = r;
                 }
@@ -1283,19 +1420,25 @@ private:
     void write_dispatch_flows() {
         if (pd_.sched.empty() || !has_aicpu_data_) return;
         build_core_threads();
-        for (std::uint32_t i = 0; i < tasks_.size(); ++i) {
-            const task& t = tasks_[i];
-            if (t.dispatch_us < 0) continue;
-            const std::int64_t th = dispatch_thread(t.core_id);
-            if (th < 0) continue;
-            const std::int64_t sched_tid = detail::sched_lane_tid(th);
-            ev_->flow(flow_id_, "dispatch", 's', 2, sched_tid, t.dispatch_us);
-            ev_->flow(flow_id_, "dispatch", 'f', 4, detail::core_tid(t.core_id), t.start_us);
-            ++flow_id_;
-            ev_->flow(flow_id_, "dispatch", 's', 2, sched_tid, t.dispatch_us);
-            ev_->flow(flow_id_, "dispatch", 'f', 3, sched_tid_of(i), t.dispatch_us, sched_event_of(i));
-            ++flow_id_;
+        // Two arrows per dispatched task whose core has a scheduler thread.
+        std::vector<std::int64_t> thread(tasks_.size(), -1);
+        for (std::size_t i = 0; i < tasks_.size(); ++i) {
+            if (tasks_[i].dispatch_us >= 0) thread[i] = dispatch_thread(tasks_[i].core_id);
         }
+        in_chunks(
+            tasks_.size(), flow_id_, [&](std::size_t i) { return thread[i] >= 0 ? 2 : 0; },
+            [&](detail::event_sink& ev, std::size_t i, std::int64_t& flow, part_state&) {
+                if (thread[i] < 0) return;
+                const task& t = tasks_[i];
+                const auto row = static_cast<std::uint32_t>(i);
+                const std::int64_t sched_tid = detail::sched_lane_tid(thread[i]);
+                ev.flow(flow, "dispatch", 's', 2, sched_tid, t.dispatch_us);
+                ev.flow(flow, "dispatch", 'f', 4, detail::core_tid(t.core_id), t.start_us);
+                ++flow;
+                ev.flow(flow, "dispatch", 's', 2, sched_tid, t.dispatch_us);
+                ev.flow(flow, "dispatch", 'f', 3, sched_tid_of(row), t.dispatch_us, sched_event_of(row));
+                ++flow;
+            });
     }
 
     void write_submit_flows() {
@@ -1320,17 +1463,26 @@ private:
         first.erase(std::unique(first.begin(), first.end(), [](const submit& a, const submit& b) { return a.id == b.id; }),
                     first.end());
         if (first.empty()) return;
-        for (const task& t : tasks_) {
-            if (t.dispatch_us < 0) continue;
-            const std::int64_t th = dispatch_thread(t.core_id);
-            if (th < 0) continue;
+        // Per task: its first submit, when it has one and a dispatch arrow.
+        std::vector<const submit*> submit_of(tasks_.size(), nullptr);
+        for (std::size_t i = 0; i < tasks_.size(); ++i) {
+            const task& t = tasks_[i];
+            if (t.dispatch_us < 0 || dispatch_thread(t.core_id) < 0) continue;
             auto it = std::lower_bound(first.begin(), first.end(), t.task_id,
                                        [](const submit& s, std::uint64_t id) { return s.id < id; });
-            if (it == first.end() || it->id != t.task_id) continue;
-            ev_->flow(flow_id_, "submit→dispatch", 's', 1, 4000 + static_cast<std::int64_t>(it->lane), it->end);
-            ev_->flow(flow_id_, "submit→dispatch", 'f', 2, detail::sched_lane_tid(th), t.dispatch_us);
-            ++flow_id_;
+            if (it != first.end() && it->id == t.task_id) submit_of[i] = &*it;
         }
+        in_chunks(
+            tasks_.size(), flow_id_, [&](std::size_t i) { return submit_of[i] ? 1 : 0; },
+            [&](detail::event_sink& ev, std::size_t i, std::int64_t& flow, part_state&) {
+                const submit* s = submit_of[i];
+                if (!s) return;
+                const task& t = tasks_[i];
+                ev.flow(flow, "submit→dispatch", 's', 1, 4000 + static_cast<std::int64_t>(s->lane), s->end);
+                ev.flow(flow, "submit→dispatch", 'f', 2, detail::sched_lane_tid(dispatch_thread(t.core_id)),
+                        t.dispatch_us);
+                ++flow;
+            });
     }
 
     // ---- --overhead counter tracks (pid 2, §4.9) ----
@@ -1401,8 +1553,7 @@ private:
                 o.append(": ");
                 o.append_int(vals[i]);
                 o.append("}}");
-                ev_->done();
-                ++summary_.overhead_points;
+                    ++summary_.overhead_points;
             }
         });
         if (opt_.verbose) {
@@ -1422,6 +1573,7 @@ private:
     const deps_graph& deps_;
     const name_map& names_;
     trace_options opt_;
+    json_file_writer* file_ = nullptr;
     detail::event_sink* ev_ = nullptr;
     trace_summary summary_;
 
