@@ -1055,7 +1055,7 @@ private:
                 x_tail(o, "orchestrator", "rail_animation", -1,
                        valid ? fmt::format("submit({})", disp) : fmt::format("submit({})", r.submit_idx), 1, tid,
                        r.start_us, dur);
-                    if (!valid) continue;
+                if (!valid) continue;
                 const std::uint64_t id = r.task_id.value;
                 bool regular = false, dummy = false;
                 if (const auto* k = deps_.kernel_ids(id)) {
@@ -1084,7 +1084,7 @@ private:
                 a.append(R"(, "event-hint": )");
                 a.append_string(name);
                 x_tail(a, "event", "olive", eid, name, 4, worker_tid, r.start_us, bar);
-                    alloc_markers_.push_back({id, r.start_us, r.start_us + bar, worker_tid, eid});
+                alloc_markers_.push_back({id, r.start_us, r.start_us + bar, worker_tid, eid});
             }
         }
         // Alloc bars anchor arrows like markers do; keep one sorted list.
@@ -1553,7 +1553,7 @@ private:
                 o.append(": ");
                 o.append_int(vals[i]);
                 o.append("}}");
-                    ++summary_.overhead_points;
+                ++summary_.overhead_points;
             }
         });
         if (opt_.verbose) {
