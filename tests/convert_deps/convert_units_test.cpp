@@ -20,6 +20,7 @@
 #include "dfx/convert/deps/critical_path.hpp"
 #include "dfx/convert/deps/deps_html.hpp"
 #include "dfx/convert/deps/deps_reader.hpp"
+#include "dfx/convert/deps/deps_text.hpp"
 #include "dfx/convert/deps/edge_modes.hpp"
 #include "dfx/convert/deps/task_id.hpp"
 #include "dfx/convert/dump/dump_viewer.hpp"
@@ -244,6 +245,38 @@ TEST_CASE("read_deps reads the same on one thread as pipelined") {
     }
     CHECK(piped.dropped_edges == 2);
     CHECK(alone.dropped_edges == 2);
+}
+
+TEST_CASE("the deps text is the same bytes whatever the chunk size") {
+    // Nodes are formatted in chunks on two threads; chunks of 1 and 7 nodes
+    // put a thread boundary everywhere (and, under TSan, every shared read).
+    std::string text = R"({"tasks": [)";
+    for (int i = 0; i < 300; ++i)
+        text += (i ? ", " : "") + fmt::format(R"({{"task_id": "{}", "kernel_ids": [{}, -1, -1], "block_num": {}}})", i, i % 7, 1 + i % 3);
+    text += R"(], "edges": [)";
+    for (int i = 1; i < 300; ++i) {
+        text += (i > 1 ? ", " : "") + fmt::format(R"({{"pred": {}, "succ": {}}})", i / 2, i);
+        if (i % 5 == 0) text += fmt::format(R"(, {{"pred": {}, "succ": {}}})", i / 3, i);
+    }
+    text += "]}";
+    const std::string path = write_temp(text);
+    const deps::deps_graph g = deps::build_graph(deps::read_deps(path), {}, nullptr);
+    const deps::edge_selection sel = deps::select_edges(g, deps::edge_mode::full);
+    std::vector<std::string> outputs;
+    for (const std::size_t chunk : {std::size_t{2048}, std::size_t{1}, std::size_t{7}}) {
+        const std::string out_path = path + ".txt";
+        {
+            json_file_writer out(out_path);
+            deps::write_deps_text(out, g, sel, "deps.json", chunk);
+            out.commit();
+        }
+        std::ifstream in(out_path, std::ios::binary);
+        outputs.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+        std::filesystem::remove(out_path);
+    }
+    REQUIRE(outputs[0].find("=== TASK 299 ") != std::string::npos);
+    CHECK(outputs[1] == outputs[0]);
+    CHECK(outputs[2] == outputs[0]);
 }
 
 TEST_CASE("plain_value reads a validated value exactly as simdjson On-Demand does") {

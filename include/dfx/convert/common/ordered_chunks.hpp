@@ -109,4 +109,19 @@ Stats format_in_order(json_file_writer& out, std::size_t n, std::size_t grain, s
     return mine;
 }
 
+// The same for a section that draws no numbers and counts nothing:
+// `format(chunk, buffer)` writes the chunk's items.
+template <class Format>
+void format_in_order(json_file_writer& out, std::size_t n, std::size_t grain, Format&& format) {
+    struct nothing {
+        nothing& operator+=(const nothing&) { return *this; }
+    };
+    std::int64_t no_numbers = 0;
+    format_in_order<nothing>(out, n, grain, no_numbers, [](std::size_t) { return 0; },
+                             [&](const item_chunk& c, json_buffer& b, std::int64_t&) {
+                                 format(c, b);
+                                 return nothing{};
+                             });
+}
+
 }  // namespace dfx::convert

@@ -6,6 +6,7 @@
 // rows are counted; the node set never shrinks.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <iterator>
 #include <string>
@@ -15,6 +16,7 @@
 #include <fmt/compile.h>
 #include <fmt/format.h>
 
+#include "dfx/convert/common/ordered_chunks.hpp"
 #include "dfx/convert/deps/deps_graph.hpp"
 #include "dfx/convert/deps/edge_modes.hpp"
 
@@ -73,10 +75,11 @@ inline std::size_t annotated_rows(const deps_graph& g, const std::vector<bool>& 
     return total;
 }
 
-// Writes the text view to `out` (anything with append(std::string_view) and
-// maybe_flush()). `source_path` is printed as given.
-template <class Out>
-void write_deps_text(Out& out, const deps_graph& g, const edge_selection& sel, std::string_view source_path) {
+// Writes the text view to `out`. `source_path` is printed as given. Nodes
+// are formatted `chunk_nodes` at a time on two threads; the output does not
+// depend on it (tests use tiny chunks).
+inline void write_deps_text(json_file_writer& out, const deps_graph& g, const edge_selection& sel,
+                            std::string_view source_path, std::size_t chunk_nodes = 2048) {
     const fan_lists fan(g, sel.shown);
     bool any_func_name = false;
     for (const node_meta& m : g.meta) any_func_name = any_func_name || !m.func_name.empty();
@@ -113,20 +116,21 @@ void write_deps_text(Out& out, const deps_graph& g, const edge_selection& sel, s
     auto head_of = [&](std::uint32_t n) { return std::string_view(heads.data() + head[n], head[n + 1] - head[n]); };
     auto id_of = [&](std::uint32_t n) { return std::string_view(heads.data() + head[n], id_len[n]); };
 
-    fmt::memory_buffer buf;
-    auto flush = [&](bool force) {
-        if (!force && buf.size() < (std::size_t{1} << 16)) return;
-        out.append(std::string_view(buf.data(), buf.size()));
-        out.maybe_flush();
-        buf.clear();
+    // The index lines, then the detail blocks: per node, in chunks formatted
+    // on two threads (ordered_chunks.hpp), with compiled formats (these
+    // lines are most of the output at 10^5+ tasks).
+    const auto per_node = [&](auto&& write_node) {
+        format_in_order(out, n_nodes, std::max<std::size_t>(chunk_nodes, 1), [&](const item_chunk& c, json_buffer& b) {
+            fmt::memory_buffer buf;
+            auto it = std::back_inserter(buf);
+            for (auto n = static_cast<std::uint32_t>(c.begin); n < c.end; ++n) write_node(it, n);
+            b.append(std::string_view(buf.data(), buf.size()));
+        });
     };
-    // Compiled formats: these lines are most of the output at 10^5+ tasks.
-    auto it = std::back_inserter(buf);
-    for (std::uint32_t n = 0; n < n_nodes; ++n) {
+    per_node([&](auto it, std::uint32_t n) {
         fmt::format_to(it, FMT_COMPILE("TASK {} fanin={} fanout={}\n"), head_of(n), fan.fanin(n), fan.fanout(n));
-        flush(false);
-    }
-    for (std::uint32_t n = 0; n < n_nodes; ++n) {
+    });
+    per_node([&](auto it, std::uint32_t n) {
         fmt::format_to(it, FMT_COMPILE("\n=== TASK {} ===\nFANIN {}\n"), head_of(n), fan.fanin(n));
         for (std::uint32_t i = fan.pred_begin[n]; i < fan.pred_begin[n + 1]; ++i) {
             fmt::format_to(it, FMT_COMPILE("  <- {}\n"), id_of(fan.preds[i]));
@@ -135,9 +139,7 @@ void write_deps_text(Out& out, const deps_graph& g, const edge_selection& sel, s
         for (std::uint32_t i = fan.succ_begin[n]; i < fan.succ_begin[n + 1]; ++i) {
             fmt::format_to(it, FMT_COMPILE("  -> {}\n"), id_of(fan.succs[i]));
         }
-        flush(false);
-    }
-    flush(true);
+    });
 }
 
 }  // namespace dfx::convert::deps
