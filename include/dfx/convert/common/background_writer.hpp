@@ -52,9 +52,7 @@ public:
         thread_.join();
     }
 
-    [[nodiscard]] std::size_t block_bytes() const noexcept { return block_bytes_; }
-
-    // A free block of block_bytes(); waits while all are queued or in use.
+    // A free block of `block_bytes`; waits while all are queued or in use.
     std::unique_ptr<char[]> take() {
         std::unique_lock lock(mutex_);
         block_freed_.wait(lock, [&] { return !free_.empty(); });
@@ -72,8 +70,8 @@ public:
 
     // Queues the first `size` bytes of `block` (`capacity` bytes long) to be
     // written as number `seq`; numbers start at 0 and each is used once.
-    // Returns the errno of an earlier failed write instead (0 when all is
-    // well); the caller then stops writing.
+    // Returns the errno of a failed write so far, or 0; after a failure the
+    // block is dropped unwritten and the caller stops writing.
     int hand_over(std::uint64_t seq, std::unique_ptr<char[]> block, std::size_t capacity, std::size_t size) {
         std::lock_guard lock(mutex_);
         full_.push_back({seq, std::move(block), capacity, size});

@@ -84,7 +84,6 @@ void append_json_string(Out& out, std::string_view s) {
 class json_buffer {
 public:
     json_buffer() = default;
-    explicit json_buffer(std::size_t capacity) : json_buffer(std::unique_ptr<char[]>(new char[capacity]), capacity) {}
     // Adopts a block of `capacity` bytes (not zeroed: pages are touched, and
     // faulted in, only as output fills them).
     json_buffer(std::unique_ptr<char[]> block, std::size_t capacity) noexcept
