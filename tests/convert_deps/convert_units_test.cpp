@@ -22,6 +22,7 @@
 #include "dfx/convert/deps/deps_reader.hpp"
 #include "dfx/convert/deps/deps_text.hpp"
 #include "dfx/convert/deps/edge_modes.hpp"
+#include "dfx/convert/deps/perf_sidecar.hpp"
 #include "dfx/convert/deps/task_id.hpp"
 #include "dfx/convert/dump/dump_viewer.hpp"
 #include "../support/json_describe.hpp"
@@ -301,6 +302,65 @@ TEST_CASE("plain_value reads a validated value exactly as simdjson On-Demand doe
         CHECK(is_plain_json(text));
     }
     CHECK_FALSE(is_plain_json("[\"\xff\"]"));  // not UTF-8: simdjson reports it
+}
+
+TEST_CASE("read_int_row reads integer rows as py_int does, and declines every other row") {
+    std::int64_t out[3] = {};
+    std::size_t count = 99;
+    CHECK(read_int_row("[]", out, 3, count));
+    CHECK(count == 0);
+    CHECK(read_int_row("[0, 4294967299, 1, 1002748, 1003570, 8]", out, 3, count));
+    CHECK(count == 6);
+    CHECK((out[0] == 0 && out[1] == 4294967299 && out[2] == 1));
+    CHECK(read_int_row("[ -1 ,\n2\t]", out, 3, count));
+    CHECK((count == 2 && out[0] == -1 && out[1] == 2));
+    CHECK(read_int_row("[123456789012345678]", out, 3, count));  // 18 digits
+    CHECK(out[0] == 123456789012345678);
+    for (const char* other : {"[1234567890123456789]", "[1.5, 2]", "[1e3]", R"(["1"])", "[true]", "[1, null]", "[[1]]", "{}", "7"}) {
+        CAPTURE(other);
+        CHECK_FALSE(read_int_row(other, out, 3, count));
+    }
+    // Any array it accepts reads as py_int reads each element.
+    std::mt19937 rng(20261130);
+    std::size_t accepted = 0;
+    for (int i = 0; i < 3000; ++i) {
+        std::string row = "[" + std::to_string(static_cast<int>(rng() % 2000) - 1000);
+        for (int k = 0, n = static_cast<int>(rng() % 4); k < n; ++k) row += ", " + random_json(rng, 2);
+        row += "]";
+        std::int64_t got[8] = {};
+        if (!read_int_row(row, got, 8, count)) continue;
+        ++accepted;
+        CAPTURE(row);
+        std::size_t k = 0;
+        for (auto el : plain_value(row).get_array()) {
+            auto v = el.value();
+            REQUIRE(k < 8);
+            CHECK(py_int(v) == got[k++]);
+        }
+        CHECK(k == count);
+    }
+    CHECK(accepted > 300);
+}
+
+TEST_CASE("the sidecar reads a row the same whether it takes the integer path or the general one") {
+    // Row 1: integers (the fast path); row 2: a string id, row 3: a float id,
+    // row 4: a negative id and a trailing string (the general path).
+    const std::string path = write_temp(R"({"chip_swimlane_level": 2,
+        "metadata": {"clock_freq_hz": 50000000, "core_types": ["aic", "aiv"]},
+        "aicore_tasks": [[0, 10, 1, 0, 1, 0], [1, "11", 2, 0, 1, 0], [0, 12.0, 3, 0, 1], [1, -13, 4, 0, 1, 0, "x"]],
+        "aicpu_tasks": [[0, 1, 0, 0], [1, 2, 0, 0], [0, 3, 0, 0], [1, 4, 0, 0], [1, 5, 0, 0]]})");
+    const deps::sidecar_tasks tasks = deps::read_perf_sidecar(path);
+    REQUIRE(tasks.size() == 4);
+    CHECK((tasks[0].first == 10 && tasks[0].second.core_type == "aic"));
+    CHECK((tasks[1].first == 11 && tasks[1].second.core_type == "aiv"));
+    CHECK((tasks[2].first == 12 && tasks[2].second.core_type == "aic"));
+    CHECK((tasks[3].first == std::uint64_t{0} - 13 && tasks[3].second.core_type == "aiv"));
+    // Too short a row is an error naming it, on either path.
+    for (const char* row : {"[0, 10]", R"([0, "10"])"}) {
+        const std::string bad = write_temp(std::string(R"({"chip_swimlane_level": 1, "metadata": {"clock_freq_hz": 1},
+            "aicore_tasks": [)") + row + "]}");
+        CHECK_THROWS_WITH_AS(deps::read_perf_sidecar(bad), doctest::Contains("aicore_tasks[0]: expected [core_id"), input_error);
+    }
 }
 
 namespace {

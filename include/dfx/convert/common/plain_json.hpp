@@ -18,15 +18,64 @@
 #include <simdjson.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <string_view>
 #include <type_traits>
 
 namespace dfx::convert {
 
-// Whether a validated value can be read with plain_value.
+// Whether a validated value can be read with plain_value. Most elements are
+// short and ASCII: one pass 8 bytes at a time settles them without a call
+// into simdjson's UTF-8 check (which costs more than the pass on short input).
 inline bool is_plain_json(std::string_view json) {
-    return std::memchr(json.data(), '\\', json.size()) == nullptr && simdjson::validate_utf8(json.data(), json.size());
+    constexpr std::uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    const char* p = json.data();
+    const std::size_t n = json.size();
+    std::uint64_t flags = 0;  // high bits: a backslash or a non-ASCII byte
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        std::uint64_t w;
+        std::memcpy(&w, p + i, sizeof w);
+        const std::uint64_t x = w ^ (ones * '\\');
+        flags |= ((x - ones) & ~x) | w;
+    }
+    for (; i < n; ++i) flags |= p[i] == '\\' ? highs : static_cast<std::uint64_t>(static_cast<unsigned char>(p[i]));
+    if ((flags & highs) == 0) return true;
+    return std::memchr(p, '\\', n) == nullptr && simdjson::validate_utf8(p, n);
+}
+
+// Reads a validated array of plain integers (up to 18 digits, optional minus:
+// what every reading of an integer agrees on) into out[0, max); `count` is its
+// length. False, with nothing promised, for any other array: the caller reads
+// it the general way.
+inline bool read_int_row(std::string_view json, std::int64_t* out, std::size_t max, std::size_t& count) {
+    const char* p = json.data();
+    const char* const end = p + json.size();
+    auto skip_ws = [&] {
+        while (p != end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) ++p;
+    };
+    if (p == end || *p != '[') return false;
+    ++p;
+    count = 0;
+    skip_ws();
+    if (p != end && *p == ']') return true;
+    for (;;) {
+        const bool negative = p != end && *p == '-';
+        if (negative) ++p;
+        std::uint64_t v = 0;
+        const char* const digits = p;
+        while (p != end && *p >= '0' && *p <= '9') v = v * 10 + static_cast<std::uint64_t>(*p++ - '0');
+        if (p == digits || p - digits > 18) return false;
+        if (count < max) out[count] = negative ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
+        ++count;
+        skip_ws();
+        if (p == end) return false;
+        if (*p == ']') return true;
+        if (*p != ',') return false;  // a fraction, an exponent
+        ++p;
+        skip_ws();
+    }
 }
 
 namespace plain_detail {

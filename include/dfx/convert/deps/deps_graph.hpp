@@ -152,8 +152,9 @@ inline std::vector<std::uint32_t> stable_sort_by(const std::vector<std::uint32_t
 
 }  // namespace detail
 
-// Joins the document with its metadata. `sidecar` may be null (no sidecar).
-inline deps_graph build_graph(deps_document doc, const name_map& names, const sidecar_tasks* sidecar) {
+// The part of build_graph that needs only the document, so the viewer can
+// run it while the sidecar is still being read.
+inline deps_graph start_graph(deps_document doc) {
     deps_graph g;
     g.doc = std::move(doc);
 
@@ -179,6 +180,11 @@ inline deps_graph build_graph(deps_document doc, const name_map& names, const si
         g.doc.tensors.clear();
         g.doc.tensors.shrink_to_fit();
     }
+    return g;
+}
+
+// Joins a started graph with its metadata. `sidecar` may be null (no sidecar).
+inline void finish_graph(deps_graph& g, const name_map& names, const sidecar_tasks* sidecar) {
 
     // Nodes: every edge endpoint, plus every task with metadata (§3.3: a row
     // in the sidecar, or a valid kernel id). Collected once each through a
@@ -266,6 +272,12 @@ inline deps_graph build_graph(deps_document doc, const name_map& names, const si
 
     g.fmt = task_formatter(g.nodes);
     detail::backfill_output_tensor_ids(g);
+}
+
+// Joins the document with its metadata. `sidecar` may be null (no sidecar).
+inline deps_graph build_graph(deps_document doc, const name_map& names, const sidecar_tasks* sidecar) {
+    deps_graph g = start_graph(std::move(doc));
+    finish_graph(g, names, sidecar);
     return g;
 }
 

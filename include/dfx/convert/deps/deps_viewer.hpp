@@ -104,6 +104,7 @@ inline int run_deps_viewer(const deps_viewer_options& opt) {
     if (opt.func_names) names = load_name_map(*opt.func_names);
     else if (const auto found = discover_name_map(dir == "." ? fs::path() : fs::path(dir))) names = load_name_map(found->string());
 
+    deps_graph g = start_graph(std::move(doc));  // while the sidecar may still be read
     std::optional<sidecar_tasks> sidecar;
     if (sidecar_read.valid()) {
         try {
@@ -113,7 +114,7 @@ inline int run_deps_viewer(const deps_viewer_options& opt) {
         }
     }
 
-    const deps_graph g = build_graph(std::move(doc), names, sidecar ? &*sidecar : nullptr);
+    finish_graph(g, names, sidecar ? &*sidecar : nullptr);
     const edge_selection sel = select_edges(g, opt.mode);
 
     if (sel.cycle_fallback) {

@@ -85,7 +85,15 @@ public:
                 ++n;
             }
         };
-        if (is_plain_json(json)) {
+        std::int64_t ints[3];
+        std::size_t count = 0;
+        if (read_int_row(json, ints, need, count)) {  // the common row: integers only
+            n = count;
+            for (std::size_t k = 0; k < need && k < n; ++k) {
+                if (aicore && k == 1) token = static_cast<std::uint64_t>(ints[k]);
+                else cols[k] = ints[k];
+            }
+        } else if (is_plain_json(json)) {
             read_row(plain_value(json));
         } else {
             try {
