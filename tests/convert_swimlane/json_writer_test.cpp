@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 
 #include <sys/stat.h>
 #include <memory>
@@ -95,6 +96,27 @@ TEST_CASE("an uncommitted writer leaves no file behind") {
     }
     CHECK_FALSE(std::filesystem::exists(path));
     CHECK(std::filesystem::is_empty(std::filesystem::path(path).parent_path()));  // no temporary either
+}
+
+TEST_CASE("commit replaces an earlier output, which stays whole until then") {
+    scratch_dir dir;
+    const auto path = dir.file("trace.json");
+    std::ofstream(path) << "old";
+    {
+        dfx::convert::json_file_writer w(path);
+        w.append("new");
+        CHECK(swimlane_test::slurp(path) == "old");
+        w.commit();
+    }
+    CHECK(swimlane_test::slurp(path) == "new");
+    std::size_t files = 0;
+    for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(path).parent_path())) ++files;
+    CHECK(files == 1);  // no temporary left
+    {
+        dfx::convert::json_file_writer w(path);  // not committed: the earlier output stays
+        w.append("lost");
+    }
+    CHECK(swimlane_test::slurp(path) == "new");
 }
 
 TEST_CASE("output larger than a block arrives whole and in order") {
