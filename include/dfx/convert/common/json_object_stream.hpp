@@ -23,6 +23,10 @@
 
 #include <simdjson.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
@@ -123,16 +127,19 @@ private:
         return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
     }
 
-    // A mask with the high bit set in each of the 8 bytes at p that is '"',
-    // '\\' or below 0x20. Borrows can also flag bytes above a flagged one,
-    // never below it: the lowest set bit is exact (and zero means none).
-    static std::uint64_t special_bytes(const char* p) {
-        std::uint64_t w;
-        std::memcpy(&w, p, sizeof w);
-        constexpr std::uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-        auto has_zero = [](std::uint64_t v) { return (v - ones) & ~v & highs; };
-        const std::uint64_t below_space = (w - ones * 0x20) & ~w & highs;
-        return has_zero(w ^ (ones * '"')) | has_zero(w ^ (ones * '\\')) | below_space;
+    // Bit k set when p[k] (k < 16) is '"', '\\' or below 0x20.
+    static std::uint32_t special_bytes(const char* p) {
+#if defined(__SSE2__)
+        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        const __m128i quote = _mm_cmpeq_epi8(x, _mm_set1_epi8('"'));
+        const __m128i backslash = _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'));
+        const __m128i control = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x);
+        return static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control)));
+#else
+        std::uint32_t m = 0;
+        for (int k = 0; k < 16; ++k) m |= static_cast<std::uint32_t>(is_special(static_cast<unsigned char>(p[k]))) << k;
+        return m;
+#endif
     }
     static std::size_t skip_ws(const char* p, std::size_t i, std::size_t n) {
         while (i < n && is_ws(static_cast<unsigned char>(p[i]))) ++i;
@@ -222,18 +229,21 @@ private:
 
     string:
         // Most bytes of a JSON file are string contents: find the first '"',
-        // '\\' or control character 8 bytes at a time.
+        // '\\' or control character 16 bytes at a time (the block's padding
+        // makes the bytes past n readable).
         for (;;) {
-            if (i + 8 > n) {
-                while (i < n && !is_special(static_cast<unsigned char>(p[i]))) ++i;
-                break;
-            }
-            const std::uint64_t special = special_bytes(p + i);
+            const std::size_t left = n - i;
+            std::uint32_t special = special_bytes(p + i);
+            if (left < 16) special &= (std::uint32_t{1} << left) - 1;
             if (special != 0) {
-                i += static_cast<std::size_t>(__builtin_ctzll(special)) / 8;
+                i += static_cast<std::size_t>(__builtin_ctz(special));
                 break;
             }
-            i += 8;
+            if (left <= 16) {
+                i = n;
+                break;
+            }
+            i += 16;
         }
         if (i == n) { st_ = state::string; goto out; }  // the string goes on in the next block
         if (p[i] == '"') {
