@@ -290,6 +290,13 @@ TEST_CASE("plain_value reads a validated value exactly as simdjson On-Demand doe
     for (int i = 0; i < 3000; ++i) {
         check_reads_alike("[" + random_json(rng, 0) + "]");
     }
+    // Containers are skipped 16 bytes at a time: brackets inside strings, and
+    // strings and containers across those steps, at every offset.
+    for (std::size_t pad = 0; pad < 40; ++pad) {
+        const std::string gap(pad, ' ');
+        check_reads_alike("[" + gap + R"([{"k]": "v}[{", "long key past sixteen bytes": [1, [2, "]]"]]}, "x"], {"a": {}}, ")" +
+                          std::string(pad % 7, 'q') + R"(", []])");
+    }
     CHECK_FALSE(is_plain_json(R"(["a\"b"])"));   // an escape: simdjson's job
     for (std::size_t at = 0; at < 40; ++at) {    // a backslash or a bad byte found anywhere (word or tail)
         std::string text(40, 'x');

@@ -17,6 +17,10 @@
 
 #include <simdjson.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -87,25 +91,58 @@ inline const char* skip_ws(const char* p, const char* end) {
     return p;
 }
 
-// The end of the (valid, escape-free) value that starts at p.
+#if defined(__SSE2__)
+// Bit k set when p[k] (k < 16) equals c.
+inline std::uint32_t bytes_equal(const char* p, char c) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    return static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8(c))));
+}
+// Bit k set when p[k] (k < 16) is a quote or a bracket: what a container's
+// end depends on ('[' | 0x20 is '{' and ']' | 0x20 is '}').
+inline std::uint32_t structure_bytes(const char* p) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i folded = _mm_or_si128(x, _mm_set1_epi8(0x20));
+    const __m128i brackets = _mm_or_si128(_mm_cmpeq_epi8(folded, _mm_set1_epi8('{')), _mm_cmpeq_epi8(folded, _mm_set1_epi8('}')));
+    return static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_or_si128(brackets, _mm_cmpeq_epi8(x, _mm_set1_epi8('"')))));
+}
+#endif
+
+// The first '"' from p; there is one before end (the text is validated).
+// Strings are short: 16 bytes at a time inline beats a call to memchr.
+inline const char* find_quote(const char* p, const char* end) {
+#if defined(__SSE2__)
+    for (; end - p >= 16; p += 16)
+        if (const std::uint32_t m = bytes_equal(p, '"'); m != 0) return p + __builtin_ctz(m);
+#endif
+    return static_cast<const char*>(std::memchr(p, '"', static_cast<std::size_t>(end - p)));
+}
+
+// The end of the (valid, escape-free) value that starts at p. Inside a
+// container only quotes and brackets matter, and with no escapes every
+// quote opens or closes a string.
 inline const char* value_end(const char* p, const char* end) {
     switch (*p) {
-    case '"': return static_cast<const char*>(std::memchr(p + 1, '"', static_cast<std::size_t>(end - p - 1))) + 1;
+    case '"': return find_quote(p + 1, end) + 1;
     case '{':
     case '[': {
         std::size_t depth = 0;
-        for (;; ++p) {
-            switch (*p) {
-            case '"': p = static_cast<const char*>(std::memchr(p + 1, '"', static_cast<std::size_t>(end - p - 1))); break;
-            case '{':
-            case '[': ++depth; break;
-            case '}':
-            case ']':
-                if (--depth == 0) return p + 1;
-                break;
-            default: break;
+        bool in_string = false;
+        auto step = [&](char c) {  // true when c closes the container
+            if (c == '"') in_string = !in_string;
+            else if (in_string) return false;
+            else if (c == '{' || c == '[') ++depth;
+            else if (c == '}' || c == ']') return --depth == 0;
+            return false;
+        };
+#if defined(__SSE2__)
+        for (; end - p >= 16; p += 16)
+            for (std::uint32_t m = structure_bytes(p); m != 0; m &= m - 1) {
+                const char* at = p + __builtin_ctz(m);
+                if (step(*at)) return at + 1;
             }
-        }
+#endif
+        for (;; ++p)
+            if (step(*p)) return p + 1;
     }
     default:  // a number or a literal
         while (p != end && !is_ws(*p) && *p != ',' && *p != '}' && *p != ']') ++p;
@@ -191,7 +228,7 @@ public:
             if (p_ == end_) return;
             const char* v = p_;
             if constexpr (Object) {
-                const char* key_end = static_cast<const char*>(std::memchr(p_ + 1, '"', static_cast<std::size_t>(end_ - p_ - 1)));
+                const char* key_end = plain_detail::find_quote(p_ + 1, end_);
                 item_.key = std::string_view(p_ + 1, static_cast<std::size_t>(key_end - p_ - 1));
                 v = plain_detail::skip_ws(plain_detail::skip_ws(key_end + 1, end_) + 1, end_);  // past ':'
             }
