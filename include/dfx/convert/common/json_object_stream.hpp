@@ -87,6 +87,7 @@ public:
             if (n > 0) {
                 base_ = total;
                 block_len_ = n;
+                block[n] = '\0';  // the sentinel feed() relies on
                 feed(block.data(), n);
                 total += n;
             }
@@ -141,8 +142,8 @@ private:
         return m;
 #endif
     }
-    static std::size_t skip_ws(const char* p, std::size_t i, std::size_t n) {
-        while (i < n && is_ws(static_cast<unsigned char>(p[i]))) ++i;
+    static std::size_t skip_ws(const char* p, std::size_t i) {
+        while (is_ws(static_cast<unsigned char>(p[i]))) ++i;  // the sentinel at p[n] stops it
         return i;
     }
 
@@ -154,6 +155,10 @@ private:
     // that follows. (A loop with a switch per byte paid a mispredicted
     // indirect jump per token, most of the scan.) Out of bytes, the state is
     // parked in st_ and the next block resumes there.
+    //
+    // p[n] is a '\0' sentinel, and the padding after it is readable: the
+    // loops over whitespace, digits and string contents stop at the sentinel
+    // without comparing against n.
     void feed(const char* p, std::size_t n) {
         std::size_t i = 0;
         unsigned char c = 0;
@@ -173,12 +178,12 @@ private:
         }
 
     arr_first:
-        i = skip_ws(p, i, n);
+        i = skip_ws(p, i);
         if (i == n) { st_ = state::arr_first; goto out; }
         if (p[i] == ']') { close(p, i++, '['); goto after_finish; }
         goto value_start;
     value:
-        i = skip_ws(p, i, n);
+        i = skip_ws(p, i);
         if (i == n) { st_ = state::value; goto out; }
     value_start:
         c = static_cast<unsigned char>(p[i]);
@@ -190,14 +195,14 @@ private:
             // general way from the same byte.
             std::size_t j = i + 1;
             if (c != '0')
-                while (j < n && is_digit(static_cast<unsigned char>(p[j]))) ++j;
+                while (is_digit(static_cast<unsigned char>(p[j]))) ++j;
             const char open = nest_.back();
-            if (j < n && p[j] == ',') {
+            if (p[j] == ',') {
                 i = j + 1;
                 if (open == '[') goto value;
                 goto obj_key;
             }
-            if (j < n && p[j] == (open == '[' ? ']' : '}')) {
+            if (p[j] == (open == '[' ? ']' : '}')) {
                 close(p, j, open);
                 i = j + 1;
                 goto after_finish;
@@ -214,14 +219,14 @@ private:
         }
 
     obj_first:
-        i = skip_ws(p, i, n);
+        i = skip_ws(p, i);
         if (i == n) { st_ = state::obj_first; goto out; }
         if (p[i] == '}') { close(p, i++, '{'); goto after_finish; }
         if (p[i] != '"') fail(i, "expected a string key or '}'");
         begin_key(i++);
         goto string;
     obj_key:
-        i = skip_ws(p, i, n);
+        i = skip_ws(p, i);
         if (i == n) { st_ = state::obj_key; goto out; }
         if (p[i] != '"') fail(i, "expected a string key");
         begin_key(i++);
@@ -229,18 +234,11 @@ private:
 
     string:
         // Most bytes of a JSON file are string contents: find the first '"',
-        // '\\' or control character 16 bytes at a time (the block's padding
-        // makes the bytes past n readable).
-        for (;;) {
-            const std::size_t left = n - i;
-            std::uint32_t special = special_bytes(p + i);
-            if (left < 16) special &= (std::uint32_t{1} << left) - 1;
+        // '\\' or control character 16 bytes at a time.
+        for (;;) {  // the sentinel at p[n], a control character, stops it
+            const std::uint32_t special = special_bytes(p + i);
             if (special != 0) {
                 i += static_cast<std::size_t>(__builtin_ctz(special));
-                break;
-            }
-            if (left <= 16) {
-                i = n;
                 break;
             }
             i += 16;
@@ -273,7 +271,7 @@ private:
         goto string;
 
     colon:
-        i = skip_ws(p, i, n);
+        i = skip_ws(p, i);
         if (i == n) { st_ = state::colon; goto out; }
         if (p[i] != ':') fail(i, "expected ':' after an object key");
         ++i;
@@ -282,7 +280,7 @@ private:
     after_finish:  // a value just ended (finish_value has run)
         if (nest_.empty()) goto done;
     after_value:
-        i = skip_ws(p, i, n);
+        i = skip_ws(p, i);
         if (i == n) { st_ = state::after_value; goto out; }
         c = static_cast<unsigned char>(p[i]);
         if (nest_.back() == '{') {
@@ -297,7 +295,7 @@ private:
     number:
         for (;;) {
             if (num_ == n_int || num_ == n_frac || num_ == n_exp) {  // a run of digits
-                while (i < n && is_digit(static_cast<unsigned char>(p[i]))) ++i;
+                while (is_digit(static_cast<unsigned char>(p[i]))) ++i;
             }
             if (i == n) { st_ = state::number; goto out; }
             if (!step_number(static_cast<unsigned char>(p[i]))) break;
@@ -319,7 +317,7 @@ private:
         goto after_finish;
 
     done:
-        i = skip_ws(p, i, n);
+        i = skip_ws(p, i);
         if (i != n) fail(i, "unexpected data after the top-level value");
         st_ = state::done;
 
