@@ -185,7 +185,6 @@ inline deps_graph start_graph(deps_document doc) {
 
 // Joins a started graph with its metadata. `sidecar` may be null (no sidecar).
 inline void finish_graph(deps_graph& g, const name_map& names, const sidecar_tasks* sidecar) {
-
     // Nodes: every edge endpoint, plus every task with metadata (§3.3: a row
     // in the sidecar, or a valid kernel id). Collected once each through a
     // hash index, then sorted.
