@@ -49,39 +49,6 @@ inline bool is_plain_json(std::string_view json) {
     return std::memchr(p, '\\', n) == nullptr && simdjson::validate_utf8(p, n);
 }
 
-// Reads a validated array of plain integers (up to 18 digits, optional minus:
-// what every reading of an integer agrees on) into out[0, max); `count` is its
-// length. False, with nothing promised, for any other array: the caller reads
-// it the general way.
-inline bool read_int_row(std::string_view json, std::int64_t* out, std::size_t max, std::size_t& count) {
-    const char* p = json.data();
-    const char* const end = p + json.size();
-    auto skip_ws = [&] {
-        while (p != end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) ++p;
-    };
-    if (p == end || *p != '[') return false;
-    ++p;
-    count = 0;
-    skip_ws();
-    if (p != end && *p == ']') return true;
-    for (;;) {
-        const bool negative = p != end && *p == '-';
-        if (negative) ++p;
-        std::uint64_t v = 0;
-        const char* const digits = p;
-        while (p != end && *p >= '0' && *p <= '9') v = v * 10 + static_cast<std::uint64_t>(*p++ - '0');
-        if (p == digits || p - digits > 18) return false;
-        if (count < max) out[count] = negative ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
-        ++count;
-        skip_ws();
-        if (p == end) return false;
-        if (*p == ']') return true;
-        if (*p != ',') return false;  // a fraction, an exponent
-        ++p;
-        skip_ws();
-    }
-}
-
 namespace plain_detail {
 
 inline bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
@@ -153,6 +120,37 @@ inline const char* value_end(const char* p, const char* end) {
 }
 
 }  // namespace plain_detail
+
+// Reads a validated array of plain integers (up to 18 digits, optional minus:
+// what every reading of an integer agrees on) into out[0, max); `count` is its
+// length. False, with nothing promised, for any other array: the caller reads
+// it the general way.
+inline bool read_int_row(std::string_view json, std::int64_t* out, std::size_t max, std::size_t& count) {
+    const char* p = json.data();
+    const char* const end = p + json.size();
+    auto skip_ws = [&] { p = plain_detail::skip_ws(p, end); };
+    if (p == end || *p != '[') return false;
+    ++p;
+    count = 0;
+    skip_ws();
+    if (p != end && *p == ']') return true;
+    for (;;) {
+        const bool negative = p != end && *p == '-';
+        if (negative) ++p;
+        std::uint64_t v = 0;
+        const char* const digits = p;
+        while (p != end && *p >= '0' && *p <= '9') v = v * 10 + static_cast<std::uint64_t>(*p++ - '0');
+        if (p == digits || p - digits > 18) return false;
+        if (count < max) out[count] = negative ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
+        ++count;
+        skip_ws();
+        if (p == end) return false;
+        if (*p == ']') return true;
+        if (*p != ',') return false;  // a fraction, an exponent
+        ++p;
+        skip_ws();
+    }
+}
 
 class plain_object;
 class plain_array;
