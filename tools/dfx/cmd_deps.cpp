@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "reuse_freed_memory.hpp"
 #include "dfx/convert/deps/deps_viewer.hpp"
 
 namespace dfx::cli {
@@ -46,6 +47,7 @@ int run(CLI::App& cmd, const deps_args& a) {
             }
         }
     }
+    reuse_freed_memory();
     deps::deps_viewer_options o;
     if (cmd.count("input") > 0) o.input = a.input;
     if (cmd.count("--output") > 0) o.output = a.output;
