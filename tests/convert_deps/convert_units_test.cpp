@@ -9,8 +9,13 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dfx/convert/common/file_blocks.hpp"
 #include "dfx/convert/common/json_object_stream.hpp"
 #include "dfx/convert/common/pipelined_handler.hpp"
 #include "dfx/convert/common/plain_json.hpp"
@@ -119,6 +124,76 @@ TEST_CASE("json_object_stream delivers members and elements across block boundar
     const std::vector<std::string> want = {"key:skip", "skip len 2", "key:a", R"(a[0]={"k": "v\"}"})", "a[1]=2.5e3",
                                            R"(a[2]="s")", "a[3]=[]", "a[4]=null", "a len 5", "key:b", R"(b={"c": [true]})"};
     CHECK(expected == want);
+}
+
+TEST_CASE("for_each_file_block hands over every byte once, with writable padding, mapped or read") {
+    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    const std::size_t padding = simdjson::SIMDJSON_PADDING;
+    // Sizes around page boundaries: the last block's padding either stays in
+    // the file's last page (mapped) or would leave it (read into a buffer).
+    std::vector<std::size_t> sizes = {1, 2, padding, page - padding - 1, page - padding, page - 1, page, page + 1};
+    for (std::size_t k = 2 * page - 70; k <= 2 * page + 70; k += 7) sizes.push_back(k);
+    std::mt19937 rng(7);
+    for (const std::size_t size : sizes) {
+        std::string text(size, '\0');
+        for (char& c : text) c = static_cast<char>('a' + rng() % 26);
+        const std::string path = write_temp(text);
+        for (const std::size_t block : {std::size_t{1} << 20, page, std::size_t{1000}, std::size_t{7}}) {
+            CAPTURE(size);
+            CAPTURE(block);
+            std::string seen;
+            volatile unsigned char sink = 0;
+            const std::uint64_t total = for_each_file_block(path, block, [&](char* p, std::size_t n, std::uint64_t offset) {
+                CHECK(offset == seen.size());
+                CHECK((n == block || offset + n == size));
+                seen.append(p, n);
+                p[n] = '\0';  // writable ...
+                for (std::size_t i = n; i < n + padding; ++i) sink = static_cast<unsigned char>(sink ^ p[i]);  // ... readable
+            });
+            CHECK(total == size);
+            CHECK(seen == text);
+        }
+        // The sentinels went into private copies, never into the file.
+        std::ifstream in(path, std::ios::binary);
+        CHECK(std::string(std::istreambuf_iterator<char>(in), {}) == text);
+    }
+}
+
+TEST_CASE("for_each_file_block reads a pipe as it arrives, and names a file it cannot open") {
+    const std::string fifo = (std::filesystem::temp_directory_path() / "dfx-units-fifo").string();
+    std::filesystem::remove(fifo);
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    const std::string text = R"({"a": [1, 2, 3], "b": {"c": "d"}})";
+    std::thread writer([&] { std::ofstream(fifo) << text; });
+    std::string seen;
+    const std::uint64_t total = for_each_file_block(fifo, 5, [&](char* p, std::size_t n, std::uint64_t offset) {
+        CHECK(offset == seen.size());
+        seen.append(p, n);
+        p[n] = '\0';
+    });
+    writer.join();
+    CHECK(total == text.size());
+    CHECK(seen == text);
+    std::filesystem::remove(fifo);
+    CHECK_THROWS_WITH_AS(for_each_file_block("/nonexistent/deps.json", 64, [](char*, std::size_t, std::uint64_t) {}),
+                         "/nonexistent/deps.json: cannot open: No such file or directory", input_error);
+}
+
+TEST_CASE("json_object_stream gives the same members whether the last block is mapped or read") {
+    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    const std::string doc = R"({"a": [{"k": "v"}, [1, 2], 3], "b": {"c": [true]}})";
+    const std::vector<std::string> want = {"key:a", R"(a[0]={"k": "v"})", "a[1]=[1, 2]", "a[2]=3", "a len 3",
+                                           "key:b", R"(b={"c": [true]})"};
+    for (std::size_t size = page - 80; size <= page + 80; ++size) {  // the document, then spaces up to `size`
+        const std::string path = write_temp(doc + std::string(size - doc.size(), ' '));
+        for (const std::size_t block : {std::size_t{1} << 20, std::size_t{100}}) {
+            recorder r;
+            json_object_stream(path, false, block).run(r);
+            CAPTURE(size);
+            CHECK(r.seen == want);
+        }
+        std::filesystem::remove(path);
+    }
 }
 
 TEST_CASE("json_object_stream rejects malformed JSON with the file and byte offset") {

@@ -27,16 +27,14 @@
 #include <emmintrin.h>
 #endif
 
-#include <cerrno>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
-#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "dfx/convert/common/file_blocks.hpp"
 #include "dfx/convert/common/input_error.hpp"
 
 namespace dfx::convert {
@@ -75,27 +73,13 @@ public:
     // Throws input_error on I/O errors and malformed JSON; exceptions thrown by
     // the handler propagate unchanged.
     void run(json_member_handler& h) {
-        std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path_.c_str(), "rb"), &std::fclose);
-        if (!f) throw input_error(path_ + ": cannot open: " + std::strerror(errno));
         handler_ = &h;
-        // simdjson's padding after the block: a value that lies wholly in the
-        // block is handed over in place, without a copy.
-        std::vector<char> block(block_size_ + simdjson::SIMDJSON_PADDING, ' ');
-        std::uint64_t total = 0;
-        for (;;) {
-            const std::size_t n = std::fread(block.data(), 1, block_size_, f.get());
-            if (n > 0) {
-                base_ = total;
-                block_len_ = n;
-                block[n] = '\0';  // the sentinel feed() relies on
-                feed(block.data(), n);
-                total += n;
-            }
-            if (n < block_size_) {
-                if (std::ferror(f.get())) throw input_error(path_ + ": read error: " + std::strerror(errno));
-                break;
-            }
-        }
+        const std::uint64_t total = for_each_file_block(path_, block_size_, [this](char* p, std::size_t n, std::uint64_t offset) {
+            base_ = offset;
+            block_len_ = n;
+            p[n] = '\0';  // the sentinel feed() relies on
+            feed(p, n);
+        });
         if (total == 0) throw input_error(path_ + ": file is empty (expected a JSON object)");
         if (st_ != state::done)
             throw input_error(path_ + ": unexpected end of file after " + std::to_string(total) +
