@@ -10,12 +10,14 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "dfx/convert/common/file_blocks.hpp"
+#include "dfx/convert/common/id_index.hpp"
 #include "dfx/convert/common/json_object_stream.hpp"
 #include "dfx/convert/common/pipelined_handler.hpp"
 #include "dfx/convert/common/plain_json.hpp"
@@ -124,6 +126,37 @@ TEST_CASE("json_object_stream delivers members and elements across block boundar
     const std::vector<std::string> want = {"key:skip", "skip len 2", "key:a", R"(a[0]={"k": "v\"}"})", "a[1]=2.5e3",
                                            R"(a[2]="s")", "a[3]=[]", "a[4]=null", "a len 5", "key:b", R"(b={"c": [true]})"};
     CHECK(expected == want);
+}
+
+TEST_CASE("id_index maps ids as a hash map does, whatever their pattern") {
+    // Runs of consecutive ids share slot groups; strides, repeats and
+    // random ids must still all be found, and a repeated insert keeps the
+    // first value.
+    std::mt19937_64 rng(11);
+    std::vector<std::vector<std::uint64_t>> patterns(5);
+    for (std::uint64_t i = 0; i < 5000; ++i) {
+        patterns[0].push_back((std::uint64_t{1} << 32) + i);             // ring 1, consecutive
+        patterns[1].push_back(i * 8);                                    // one per group
+        patterns[2].push_back(i << 32);                                  // only high bits
+        patterns[3].push_back(rng());                                    // random
+        patterns[4].push_back(((i % 7) << 32) + i / 7 + (i % 3) * 9);    // interleaved rings, repeats
+    }
+    for (const auto& ids : patterns) {
+        id_index index(ids.size() / 4);  // grows on the way
+        std::unordered_map<std::uint64_t, std::uint32_t> want;
+        for (std::uint32_t k = 0; k < ids.size(); ++k) {
+            const auto [value, inserted] = index.emplace(ids[k], k);
+            const auto [it, want_inserted] = want.emplace(ids[k], k);
+            CHECK(inserted == want_inserted);
+            CHECK(value == it->second);
+        }
+        CHECK(index.size() == want.size());
+        for (const auto& [id, value] : want) CHECK(index.find(id) == value);
+        for (int k = 0; k < 1000; ++k) {
+            const std::uint64_t id = rng();
+            if (want.count(id) == 0) CHECK(index.find(id) == id_index::npos);
+        }
+    }
 }
 
 TEST_CASE("for_each_file_block hands over every byte once, with writable padding, mapped or read") {

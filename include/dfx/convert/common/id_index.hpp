@@ -3,7 +3,7 @@
 // Every dependency edge, completion and SPMD check looks a task id up; a
 // binary search over hundreds of thousands of ids costs a cache miss per step.
 // This is a flat open-addressing table (linear probing, power-of-two size,
-// load <= 1/2): one or two probes per lookup and 12 bytes per slot.
+// load <= 1/2): one or two probes per lookup and 16 bytes per slot.
 #pragma once
 
 #include <cstdint>
@@ -48,11 +48,15 @@ private:
         std::uint32_t value = npos;
     };
     static std::size_t hash(std::uint64_t x) noexcept {
-        // Task ids are structured (ring << 32 | local): mix all bits.
-        x ^= x >> 33;
-        x *= 0xff51afd7ed558ccdULL;
-        x ^= x >> 33;
-        return static_cast<std::size_t>(x);
+        // Task ids are structured (ring << 32 | local) and mostly looked up in
+        // runs of consecutive locals: ids that differ only in their low three
+        // bits share a group of eight adjacent slots (two cache lines), and
+        // the groups are spread by mixing all the other bits.
+        std::uint64_t group = x >> 3;
+        group ^= group >> 33;
+        group *= 0xff51afd7ed558ccdULL;
+        group ^= group >> 33;
+        return static_cast<std::size_t>(group << 3 | (x & 7));
     }
     slot& probe(std::uint64_t id) {
         std::size_t i = hash(id) & mask_;
