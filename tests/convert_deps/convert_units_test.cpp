@@ -4,6 +4,7 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -85,6 +86,33 @@ TEST_CASE("ids parse with int() leniency: strings, numbers, floats, negatives wr
     CHECK_FALSE(first("[\"0x10\"]").has_value());
     CHECK_FALSE(first("[null]").has_value());
     CHECK_FALSE(first("[\"99999999999999999999999\"]").has_value());
+}
+
+TEST_CASE("int() of a string's text: plain digits, signs, underscores and overflow") {
+    CHECK(py_int_of_text("18446744073709551615") == std::nullopt);  // beyond int64
+    CHECK(detail::parse_py_int_text("18446744073709551615")->magnitude == UINT64_MAX);
+    CHECK_FALSE(detail::parse_py_int_text("18446744073709551616").has_value());
+    CHECK(detail::parse_py_int_text("9999999999999999999")->magnitude == 9999999999999999999u);  // 19 digits
+    CHECK(detail::parse_py_int_text("00000000000000000000042")->magnitude == 42u);
+    CHECK(py_int_of_text("-9223372036854775808") == INT64_MIN);
+    CHECK(py_int_of_text(" +17\n") == 17);
+    CHECK(py_int_of_text("1_000_000") == 1000000);
+    for (const char* bad : {"", "-", "+", "1_", "_1", "1__0", "1 0", "12a", "0x10", "--1", "1.5"}) {
+        CAPTURE(bad);
+        CHECK_FALSE(detail::parse_py_int_text(bad).has_value());
+    }
+    // Random digit strings of every length up to 21 against from_chars.
+    std::mt19937 rng(5);
+    for (int k = 0; k < 20000; ++k) {
+        std::string digits(1 + rng() % 21, '0');
+        for (char& c : digits) c = static_cast<char>('0' + rng() % 10);
+        std::uint64_t want = 0;
+        const auto res = std::from_chars(digits.data(), digits.data() + digits.size(), want);
+        const auto got = detail::parse_py_int_text(digits);
+        CAPTURE(digits);
+        REQUIRE(got.has_value() == (res.ec == std::errc{}));
+        if (got) CHECK(got->magnitude == want);
+    }
 }
 
 namespace {

@@ -50,6 +50,16 @@ inline std::optional<parsed_int> parse_py_int_text(std::string_view s) {
         s.remove_prefix(1);
     }
     if (s.empty()) return std::nullopt;
+    if (s.size() <= 19) {  // the usual spelling: plain digits, too few to overflow
+        std::size_t k = 0;
+        for (; k < s.size(); ++k) {
+            const auto d = static_cast<unsigned>(static_cast<unsigned char>(s[k]) - '0');
+            if (d > 9) break;
+            r.magnitude = r.magnitude * 10 + d;
+        }
+        if (k == s.size()) return r;
+        r.magnitude = 0;  // an underscore or a bad character: the general way decides
+    }
     bool prev_digit = false;
     for (char c : s) {
         if (c == '_') {
