@@ -15,10 +15,12 @@
 // are in ../shared/spec/reference-performance.md; the same sizes run here so
 // docs/benchmarks.md can put the two side by side.
 //
-//   build-bench/bench/convert_bench [--inputs=DIR] [--max_tasks=N] [--smoke] [benchmark flags]
+//   build-bench/bench/convert_bench [--inputs=DIR] [--max_tasks=N] [--dfx=PATH] [--smoke] [benchmark flags]
 //     --inputs     where generated inputs are cached (default: <build>/bench/inputs); a 10^7-task
 //                  capture is 12 GB of records and 8 GB of deps.json
 //     --max_tasks  largest size to run (default 10000000)
+//     --dfx        the dfx binary to time (default: this build's); two runs with
+//                  two binaries give a side-by-side comparison
 //     --smoke      1000 tasks only, in a temporary directory (the bench_smoke test)
 // The 10^7-task swimlane trace (about 85 GB) goes to /dev/null; smaller
 // traces go to a file that is removed after each iteration.
@@ -222,6 +224,8 @@ int main(int argc, char** argv) {
             smoke = true;
         } else if (flag(arg, "--inputs=", value)) {
             inputs_dir = value;
+        } else if (flag(arg, "--dfx=", value)) {
+            dfx_exe = value;
         } else if (flag(arg, "--max_tasks=", value)) {
             char* end = nullptr;
             max_tasks = std::strtoull(value.c_str(), &end, 10);

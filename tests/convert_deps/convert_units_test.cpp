@@ -259,7 +259,8 @@ TEST_CASE("json_object_stream gives the same members whether the last block is m
 
 TEST_CASE("json_object_stream rejects malformed JSON with the file and byte offset") {
     for (const char* bad : {R"({"a": [1, 2})", R"({"a": tru})", R"({"a": 01})", R"({"a": "x)", R"({"a" 1})", R"({"a": 1,})",
-                            R"({"a": [1 2]})", "[1]", R"({"a": "\q"})", R"({"a": -})", "{} {}"}) {
+                            R"({"a": [1 2]})", "[1]", R"({"a": "\q"})", R"({"a": -})", "{} {}",
+                            R"({"a": })", R"({"a": ,1})", R"({"a": [{"b": }]})", R"({"a": [{"b": :1}]})"}) {
         recorder r;
         const std::string path = write_temp(bad);
         CAPTURE(bad);
@@ -434,8 +435,8 @@ TEST_CASE("plain_value reads a validated value exactly as simdjson On-Demand doe
                           std::string(pad % 7, 'q') + R"(", []])");
     }
     CHECK_FALSE(is_plain_json(R"(["a\"b"])"));   // an escape: simdjson's job
-    for (std::size_t at = 0; at < 40; ++at) {    // a backslash or a bad byte found anywhere (word or tail)
-        std::string text(40, 'x');
+    for (std::size_t at = 0; at < 45; ++at) {  // a backslash or a bad byte found anywhere (16-byte step, word or tail)
+        std::string text(45, 'x');
         CHECK(is_plain_json(text));
         text[at] = '\\';
         CHECK_FALSE(is_plain_json(text));

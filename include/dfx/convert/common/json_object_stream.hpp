@@ -231,8 +231,14 @@ private:
         if (p[i] == '"') {
             const bool key = in_key_;
             end_string(p, i++);
-            if (key) goto colon;
-            goto after_finish;
+            if (!key) goto after_finish;
+            // Most keys are followed by ": " and a value: straight to it.
+            // (The sentinel at p[n] is no space and no value start.)
+            if (p[i] == ':' && p[i + 1] == ' ' && static_cast<unsigned char>(p[i + 2]) > ' ') {
+                i += 2;
+                goto value_start;
+            }
+            goto colon;
         }
         if (p[i] != '\\') fail(i, "control character inside a string");
         ++i;

@@ -30,14 +30,23 @@
 namespace dfx::convert {
 
 // Whether a validated value can be read with plain_value. Most elements are
-// short and ASCII: one pass 8 bytes at a time settles them without a call
-// into simdjson's UTF-8 check (which costs more than the pass on short input).
+// short and ASCII: one pass 16 (or 8) bytes at a time settles them without a
+// call into simdjson's UTF-8 check (which costs more than the pass on short
+// input).
 inline bool is_plain_json(std::string_view json) {
     constexpr std::uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
     const char* p = json.data();
     const std::size_t n = json.size();
     std::uint64_t flags = 0;  // high bits: a backslash or a non-ASCII byte
     std::size_t i = 0;
+#if defined(__SSE2__)
+    __m128i any = _mm_setzero_si128();  // the same high bits, 16 bytes at a time
+    for (; i + 16 <= n; i += 16) {
+        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+        any = _mm_or_si128(any, _mm_or_si128(x, _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))));
+    }
+    if (_mm_movemask_epi8(any) != 0) flags = highs;
+#endif
     for (; i + 8 <= n; i += 8) {
         std::uint64_t w;
         std::memcpy(&w, p + i, sizeof w);
