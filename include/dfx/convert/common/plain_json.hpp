@@ -66,6 +66,12 @@ inline const char* skip_ws(const char* p, const char* end) {
     while (p != end && is_ws(*p)) ++p;
     return p;
 }
+// Inside a container's text, which ends at its closing bracket: that bracket
+// stops the loop, so the bound need not be checked on every byte.
+inline const char* skip_ws_inside(const char* p) {
+    while (is_ws(*p)) ++p;
+    return p;
+}
 
 #if defined(__SSE2__)
 // Bit k set when p[k] (k < 16) equals c.
@@ -95,9 +101,10 @@ inline const char* find_quote(const char* p, const char* end) {
     return static_cast<const char*>(std::memchr(p, '"', static_cast<std::size_t>(end - p)));
 }
 
-// The end of the (valid, escape-free) value that starts at p. Inside a
-// container only quotes and brackets matter, and with no escapes every
-// quote opens or closes a string.
+// The end of the (valid, escape-free) value that starts at p, a member or
+// element of a container that closes at `end`. Inside a container only
+// quotes and brackets matter, and with no escapes every quote opens or closes
+// a string.
 inline const char* value_end(const char* p, const char* end) {
     switch (*p) {
     case '"': return find_quote(p + 1, end) + 1;
@@ -122,8 +129,8 @@ inline const char* value_end(const char* p, const char* end) {
         for (;; ++p)
             if (step(*p)) return p + 1;
     }
-    default:  // a number or a literal
-        while (p != end && !is_ws(*p) && *p != ',' && *p != '}' && *p != ']') ++p;
+    default:  // a number or a literal, inside a container: its closing bracket at `end` stops the loop
+        while (!is_ws(*p) && *p != ',' && *p != '}' && *p != ']') ++p;
         return p;
     }
 }
@@ -173,6 +180,12 @@ public:
         const char* e = json.data() + json.size();
         while (e != b && plain_detail::is_ws(e[-1])) --e;
         text_ = std::string_view(b, static_cast<std::size_t>(e - b));
+    }
+    // A value's exact text, with no whitespace around it.
+    static plain_value trimmed(std::string_view text) {
+        plain_value v;
+        v.text_ = text;
+        return v;
     }
 
     simdjson::ondemand::json_type type() const {
@@ -224,7 +237,7 @@ public:
         iterator(const char* p, const char* end) : p_(p), end_(end) { read(); }
         item operator*() const { return item_; }
         iterator& operator++() {
-            p_ = plain_detail::skip_ws(next_, end_);
+            p_ = plain_detail::skip_ws_inside(next_);
             if (p_ != end_) ++p_;  // the ','
             read();
             return *this;
@@ -233,16 +246,16 @@ public:
 
     private:
         void read() {
-            p_ = plain_detail::skip_ws(p_, end_);
+            p_ = plain_detail::skip_ws_inside(p_);
             if (p_ == end_) return;
             const char* v = p_;
             if constexpr (Object) {
                 const char* key_end = plain_detail::find_quote(p_ + 1, end_);
                 item_.key = std::string_view(p_ + 1, static_cast<std::size_t>(key_end - p_ - 1));
-                v = plain_detail::skip_ws(plain_detail::skip_ws(key_end + 1, end_) + 1, end_);  // past ':'
+                v = plain_detail::skip_ws_inside(plain_detail::skip_ws_inside(key_end + 1) + 1);  // past ':'
             }
             next_ = plain_detail::value_end(v, end_);
-            item_.v = plain_value(std::string_view(v, static_cast<std::size_t>(next_ - v)));
+            item_.v = plain_value::trimmed(std::string_view(v, static_cast<std::size_t>(next_ - v)));
         }
         const char* p_;
         const char* end_;
