@@ -32,7 +32,6 @@
 #include <cstring>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "dfx/convert/common/file_blocks.hpp"
 #include "dfx/convert/common/input_error.hpp"
@@ -171,7 +170,7 @@ private:
         if (i == n) { st_ = state::value; goto out; }
     value_start:
         c = static_cast<unsigned char>(p[i]);
-        if (is_digit(c) && nest_.size() >= 3) {
+        if (is_digit(c) && depth_ >= 3) {
             // Most values of the bulk arrays are integers: inside an element
             // (no bookkeeping at this depth), "<int>," and "<int>" before the
             // closing bracket are taken whole. Anything else (a sign, a
@@ -180,7 +179,7 @@ private:
             std::size_t j = i + 1;
             if (c != '0')
                 while (is_digit(static_cast<unsigned char>(p[j]))) ++j;
-            const char open = nest_.back();
+            const char open = nest_[depth_ - 1];
             if (p[j] == ',') {
                 i = j + 1;
                 if (open == '[') goto value;
@@ -268,12 +267,12 @@ private:
         goto value;
 
     after_finish:  // a value just ended (finish_value has run)
-        if (nest_.empty()) goto done;
+        if (depth_ == 0) goto done;
     after_value:
         i = skip_ws(p, i);
         if (i == n) { st_ = state::after_value; goto out; }
         c = static_cast<unsigned char>(p[i]);
-        if (nest_.back() == '{') {
+        if (nest_[depth_ - 1] == '{') {
             if (c == ',') { ++i; goto obj_key; }
             if (c == '}') { close(p, i++, '{'); goto after_finish; }
             fail(i, "expected ',' or '}' after an object member");
@@ -355,13 +354,13 @@ private:
     // value; depth 2 an element of a member's array. A top-level array is
     // treated as the value of a member named "".
     void begin_value(std::size_t i, unsigned char c) {
-        const std::size_t depth = nest_.size();
+        const std::size_t depth = depth_;
         if (depth < 3) note_value_start(i, c, depth);  // deeper values are inside an element: nothing to note
         switch (c) {
         case '{':
         case '[':
             if (depth >= max_depth) fail(i, "nesting too deep");
-            nest_.push_back(static_cast<char>(c));
+            nest_[depth_++] = static_cast<char>(c);
             return;
         case '"': in_key_ = false; return;
         case 't': lit_ = "rue"; return;
@@ -399,7 +398,7 @@ private:
 
     void begin_key(std::size_t i) {
         in_key_ = true;
-        if (nest_.size() == 1 && !top_array_) {  // a top-level key: keep its text
+        if (depth_ == 1 && !top_array_) {  // a top-level key: keep its text
             cap_ = capture::key;
             cap_from_ = i + 1;
             buf_.clear();
@@ -440,14 +439,14 @@ private:
     }
 
     void close(const char* p, std::size_t i, char open) {
-        if (nest_.back() != open) fail(i, "mismatched bracket");
-        nest_.pop_back();
+        if (nest_[depth_ - 1] != open) fail(i, "mismatched bracket");
+        --depth_;
         finish_value(p, i + 1);
     }
 
-    // A value ended just before p[end]; nest_ is back at the depth it started at.
+    // A value ended just before p[end]; depth_ is back at the depth it started at.
     void finish_value(const char* p, std::size_t end) {
-        const std::size_t depth = nest_.size();
+        const std::size_t depth = depth_;
         if (depth < 3) finish_shallow_value(p, end, depth);  // deeper values are inside an element
     }
 
@@ -485,7 +484,8 @@ private:
     bool in_key_ = false;
     int unicode_left_ = 0;
     const char* lit_ = "";
-    std::vector<char> nest_;
+    char nest_[max_depth];  // the open brackets, outermost first
+    std::size_t depth_ = 0;
 
     bool top_array_ = false;  // the document is an array, not an object
     std::string key_;         // the current top-level key

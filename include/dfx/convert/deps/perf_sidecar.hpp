@@ -87,7 +87,7 @@ public:
         };
         std::int64_t ints[3];
         std::size_t count = 0;
-        if (read_int_row(json, ints, need, count)) {  // the common row: integers only
+        if (read_int_row(json, ints, need, count)) {  // the common row: it starts with integers
             n = count;
             for (std::size_t k = 0; k < need && k < n; ++k) {
                 if (aicore && k == 1) token = static_cast<std::uint64_t>(ints[k]);
