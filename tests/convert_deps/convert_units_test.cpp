@@ -273,6 +273,29 @@ TEST_CASE("json_object_stream rejects malformed JSON with the file and byte offs
     }
 }
 
+TEST_CASE("json_object_stream nests up to max_depth and rejects one level more") {
+    const std::size_t max = json_object_stream::max_depth;
+    // {"a": [ <element> ]}: the top object and the array take two levels.
+    auto nested = [](std::size_t levels, char open, char close) {
+        std::string inner;
+        for (std::size_t k = 0; k < levels; ++k) inner += open == '[' ? "[" : R"({"k": )";
+        inner += "1";
+        for (std::size_t k = 0; k < levels; ++k) inner += close;
+        return R"({"a": [)" + inner + "]}";
+    };
+    for (const auto& [open, close] : {std::pair{'[', ']'}, std::pair{'{', '}'}}) {
+        CAPTURE(open);
+        recorder r;
+        json_object_stream(write_temp(nested(max - 2, open, close)), false, 4096).run(r);
+        CHECK(r.seen.size() == 3);  // key:a, a[0]=..., a len 1
+        for (std::size_t block : {std::size_t{1} << 20, std::size_t{7}}) {
+            recorder bad;
+            CHECK_THROWS_WITH_AS(json_object_stream(write_temp(nested(max - 1, open, close)), false, block).run(bad),
+                                 doctest::Contains("nesting too deep"), input_error);
+        }
+    }
+}
+
 TEST_CASE("json_object_stream takes integer runs whole, and still rejects what the general path rejects") {
     // Inside an element, "<int>," and "<int>]" / "<int>}" are read in one
     // step; every other spelling must reach the same verdict as before.

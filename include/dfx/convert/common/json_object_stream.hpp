@@ -190,6 +190,18 @@ private:
                 i = j + 1;
                 goto after_finish;
             }
+        } else if (depth_ >= 3) {  // strings and containers inside an element: nothing to note either
+            if (c == '"') {
+                in_key_ = false;
+                ++i;
+                goto string;
+            }
+            if ((c == '[' || c == '{') && depth_ < max_depth) {
+                nest_[depth_++] = static_cast<char>(c);
+                ++i;
+                if (c == '[') goto arr_first;
+                goto obj_first;
+            }
         }
         begin_value(i, c);  // fails unless c starts a value
         ++i;
