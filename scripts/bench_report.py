@@ -249,7 +249,11 @@ def convert_section(runs, out_dir):
             "The `dfx` binary as a child process on generated inputs (`bench/synthetic_capture.hpp`: a level-4 "
             "capture on 24 cores and 3 scheduler threads with its deps.json; a scope_stats.jsonl), from spawn to "
             "exit. MB/s is input bytes over wall time; peak RSS is the child's own (ru_maxrss; it includes at most the "
-            "few MB the forking bench process holds, its `spawner_rss_MB`). The reference column is "
+            "few MB the forking bench process holds, its `spawner_rss_MB`). Up to 2*10^5 tasks a size is timed three "
+            "times (the mean is shown) with its input read once beforehand, untimed, so it is timed from the page "
+            "cache whatever ran before it; at 10^6 tasks and up it is one run that also reads the disk. "
+            "`dfx deps` also reads the records beside deps.json (the perf sidecar), which input MB leaves out. "
+            "The reference column is "
             "../shared/spec/reference-performance.md (same machine class; its inputs are of the same shape, "
             "about 5-25 % larger per task).\n"]
     for tool in ["swimlane", "swimlane_to_null", "sched_overhead", "deps_text", "scope_stats"]:

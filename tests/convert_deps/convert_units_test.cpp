@@ -283,7 +283,8 @@ TEST_CASE("json_object_stream nests up to max_depth and rejects one level more")
         for (std::size_t k = 0; k < levels; ++k) inner += close;
         return R"({"a": [)" + inner + "]}";
     };
-    for (const auto& [open, close] : {std::pair{'[', ']'}, std::pair{'{', '}'}}) {
+    for (const auto& brackets : {std::pair{'[', ']'}, std::pair{'{', '}'}}) {
+        const char open = brackets.first, close = brackets.second;
         CAPTURE(open);
         recorder r;
         json_object_stream(write_temp(nested(max - 2, open, close)), false, 4096).run(r);
