@@ -1,15 +1,16 @@
 // One run of one simulated chip with the collectors a validated run config
 // asks for, the way a runtime links them:
 //
-//   host side      one host collector per enabled collector (select_host),
-//                  each creating the channels its records travel on;
+//   host side      one dfx::session_host over the config's collector choice:
+//                  it creates the host collectors and channels the choice
+//                  needs, drains them, and writes the artefacts at finish();
 //   device side    each role's loop instantiated with the guard set the
 //                  config selects for that role (select_orchestrator /
-//                  select_scheduler / select_aicore), its view stamping into a
-//                  sink built from those channels on the thread that pushes;
-//   artefacts      written under the prefix after every thread has finished
-//                  and the hosts have drained (the args dump streams its
-//                  payload to args.bin while the run goes).
+//                  select_scheduler / select_aicore), stamping through a lane
+//                  (view + sink) built on the thread from the host's channels;
+//   artefacts      written under the prefix by finish(), after every thread
+//                  has finished (the args dump streams its payload to args.bin
+//                  while the run goes).
 //
 // PMU counts come from dfx::host_pmu_source, opened on each worker thread:
 // perf_event_open where the host allows it, else deterministic simulated
@@ -29,13 +30,8 @@
 #include "chip.hpp"
 #include "dfx/collect.hpp"
 #include "dfx/config/selection.hpp"
-#include "dfx/output/args_dump_host.hpp"
-#include "dfx/output/dep_gen_host.hpp"
-#include "dfx/output/name_map.hpp"
-#include "dfx/output/pmu_host.hpp"
-#include "dfx/output/scope_stats_host.hpp"
-#include "dfx/output/swimlane_host.hpp"
 #include "dfx/policy/perf_pmu_source.hpp"
+#include "dfx/session/session_host.hpp"
 #include "orchestrator.hpp"
 #include "scheduler.hpp"
 #include "workloads.hpp"
@@ -92,20 +88,13 @@ struct run_result {
 
 namespace detail {
 
-template <class P>
-constexpr bool is_swimlane_policy = requires { P::aicore_timing; };
-template <class P>
-constexpr bool is_dump_policy = requires { P::marked_only; };
-template <class P>
-constexpr bool is_pmu_policy = requires { P::id; };
-
-inline dfx::swimlane_layout layout_of(const chip& c) {
-    dfx::swimlane_layout layout;
-    for (std::uint32_t i = 0; i < c.core_count(); ++i) layout.core_types.push_back(c.options().aic_cores > i ? dfx::core_type::aic : dfx::core_type::aiv);
+inline dfx::session_layout layout_of(const chip& c) {
+    dfx::session_layout layout;
+    for (std::uint32_t i = 0; i < c.core_count(); ++i)
+        layout.cores.push_back(c.options().aic_cores > i ? dfx::core_type::aic : dfx::core_type::aiv);
     layout.scheduler_threads = c.options().scheduler_threads;
-    layout.scheduler_pools = 4;  // the a2a3 platform's AICPU thread count
-    layout.orchestrator_lanes = 1;
-    layout.clock_freq_hz = clock_source::frequency_hz();
+    layout.orchestrators = 1;
+    layout.core_to_thread = c.core_to_thread();
     return layout;
 }
 
@@ -118,87 +107,57 @@ inline run_result run_one(const run_request& rq) {
     const auto work = make_workload(rq.workload, rq.seed);
     work->prepare(c);
 
-    // The prefix exists before the run (the args dump writes into it as it goes).
-    if (rq.cfg.any_enabled()) std::filesystem::create_directories(rq.prefix);
-
-    // Host collectors, one per enabled collector; each registers its channels.
-    dfx::channel_registry channels;
-    std::optional<dfx::swimlane_host<>> swimlane;
-    std::optional<dfx::dep_gen_host<>> deps;
-    std::optional<dfx::scope_stats_host<>> scopes;
-    std::optional<dfx::args_dump_host<>> dump;
-    std::optional<dfx::pmu_host<>> pmu;
-    dfx::select_host(rq.cfg, [&](auto policy) {
-        using P = decltype(policy);
-        if constexpr (detail::is_swimlane_policy<P>) {
-            swimlane.emplace(P::value, detail::layout_of(c), channels);
-            swimlane->set_core_to_thread(c.core_to_thread());
-        } else if constexpr (std::is_same_v<P, dfx::dep_gen<true>>) {
-            deps.emplace(channels);
-        } else if constexpr (std::is_same_v<P, dfx::scope_stats<true>>) {
-            scopes.emplace(channels);
-            for (int r = 0; r < ring_count; ++r) {
-                const ring_capacity& cap = c.ring_at(r).capacity();
-                scopes->set_ring_capacity(r, static_cast<std::int32_t>(cap.task_window), cap.heap_bytes,
-                                          static_cast<std::int32_t>(cap.dep_pool));
-            }
-            scopes->set_tensormap_capacity(rq.chip.tensormap_capacity);
-        } else if constexpr (detail::is_dump_policy<P>) {
-            // 8 MiB of payload per scheduler thread: plenty for these workloads.
-            dump.emplace(P::value, rq.prefix,
-                         dfx::args_dump_layout{.scheduler_threads = rq.chip.scheduler_threads, .records = {8, 256},
-                                               .payload = {8, 256}},
-                         channels);
-        } else if constexpr (detail::is_pmu_policy<P>) {
-            std::vector<std::uint32_t> owners;
-            for (const int t : c.core_to_thread()) owners.push_back(static_cast<std::uint32_t>(t));
-            pmu.emplace(P::value, dfx::pmu_layout{.core_to_thread = owners}, channels);
-        }
-    });
+    // The host side: only the collectors the config enables, sized from the chip.
+    dfx::session_host dfx_host(rq.cfg.collectors, clock_source::frequency_hz(), detail::layout_of(c),
+                               {.prefix = rq.prefix,
+                                .case_name = rq.case_name,
+                                .log = nullptr,  // main.cpp prints the accounting itself
+                                .scheduler_pools = 4,  // the a2a3 platform's AICPU thread count
+                                // 8 MiB of payload per scheduler thread: plenty for these workloads.
+                                .dump_sizes = {.records = {8, 256}, .payload = {8, 256}}});
+    for (const auto& [func_id, name] : name_table().kernels) dfx_host.name_kernel(func_id, name);
+    for (int r = 0; r < ring_count; ++r) {
+        const ring_capacity& cap = c.ring_at(r).capacity();
+        dfx_host.set_ring_capacity(r, static_cast<std::int32_t>(cap.task_window), cap.heap_bytes,
+                                   static_cast<std::int32_t>(cap.dep_pool));
+    }
+    dfx_host.set_tensormap_capacity(rq.chip.tensormap_capacity);
 
     // Each role's loop, compiled for the guard sets its role can be handed;
-    // the config picks one per role.
+    // the config picks one per role, and its lane is built on the thread.
     const auto orchestrator_body = dfx::select_orchestrator(rq.cfg, [&](auto g) -> std::function<void(workload&)> {
-        using G = decltype(g);
+        using lane_type = dfx::orchestrator_lane<decltype(g), clock_source, overflow>;
         return [&](workload& w) {
-            using sink_type = dfx::orchestrator_sink<G, overflow>;
-            auto sink = channels.sink<sink_type>(0);
-            dfx::orchestrator_view<G, clock_source, sink_type> view{&sink};
-            orchestrator<decltype(view)>(c, view).run(w);
+            lane_type lane{dfx_host.channels<typename lane_type::sink_type>(0)};
+            orchestrator<typename lane_type::view_type>(c, lane.view()).run(w);
         };
     });
+    // [readme: run-time-flags]
     const auto scheduler_body = dfx::select_scheduler(rq.cfg, [&](auto g) -> std::function<void(unsigned)> {
-        using G = decltype(g);
+        using lane_type = dfx::scheduler_lane<decltype(g), clock_source, overflow>;
         return [&](unsigned thread) {
-            using sink_type = dfx::scheduler_sink<G, overflow>;
-            auto sink = channels.sink<sink_type>(thread);
-            dfx::scheduler_view<G, clock_source, sink_type> view{&sink};
-            run_scheduler(c, view, thread);
+            lane_type lane{dfx_host.channels<typename lane_type::sink_type>(thread)};
+            run_scheduler(c, lane.view(), thread);
         };
     });
+    // [/readme: run-time-flags]
     const auto worker_body = dfx::select_aicore(rq.cfg, [&](auto g) -> std::function<void(std::uint32_t)> {
         using G = decltype(g);
         return [&](std::uint32_t core) {
-            using sink_type = dfx::aicore_sink<G, overflow>;
-            auto sink = channels.sink<sink_type>(core);
             if constexpr (G::pmu) {
                 // Opened here: perf events count the thread that opens them.
                 dfx::host_pmu_source source{core};
                 source.open(static_cast<dfx::pmu_event_id>(rq.cfg.collectors.pmu_event));
-                dfx::aicore_view<G, clock_source, sink_type, dfx::host_pmu_source> view{&sink, &source};
-                run_worker(c, view, c.core(core));
+                using lane_type = dfx::worker_lane<G, clock_source, overflow, dfx::host_pmu_source>;
+                lane_type lane{dfx_host.channels<typename lane_type::sink_type>(core), &source};
+                run_worker(c, lane.view(), c.core(core));
             } else {
-                dfx::aicore_view<G, clock_source, sink_type> view{&sink};
-                run_worker(c, view, c.core(core));
+                using lane_type = dfx::worker_lane<G, clock_source, overflow>;
+                lane_type lane{dfx_host.channels<typename lane_type::sink_type>(core)};
+                run_worker(c, lane.view(), c.core(core));
             }
         };
     });
-
-    if (swimlane) swimlane->start();
-    if (deps) deps->start();
-    if (scopes) scopes->start();
-    if (dump) dump->start();
-    if (pmu) pmu->start();
 
     const auto start = std::chrono::steady_clock::now();
     {
@@ -216,12 +175,6 @@ inline run_result run_one(const run_request& rq) {
     }
     result.wall = std::chrono::steady_clock::now() - start;
 
-    if (swimlane) swimlane->stop();
-    if (deps) deps->stop();
-    if (scopes) scopes->stop();
-    if (dump) dump->stop();
-    if (pmu) pmu->stop();
-
     result.tasks_submitted = c.submitted_count();
     result.tasks_completed = c.completed_count();
     result.tasks_retired = c.retired_count();
@@ -234,33 +187,29 @@ inline run_result run_one(const run_request& rq) {
     result.graph_edges = std::move(c.graph_edges);
     if (result.fatal.empty()) result.check = work->check();
 
-    if (swimlane) result.accounting.push_back({"chip swimlane", swimlane->report()});
-    if (deps) result.accounting.push_back({"dep_gen", deps->report()});
-    if (scopes) result.accounting.push_back({"scope stats", scopes->report()});
-    if (dump) {
-        result.accounting.push_back({"args dump", dump->report()});
-        result.dump = dump->summary();
+    const dfx::session_summary summary = dfx_host.finish();
+    if (auto& h = dfx_host.swimlane()) result.accounting.push_back({"chip swimlane", h->report()});
+    if (auto& h = dfx_host.dep_gen()) result.accounting.push_back({"dep_gen", h->report()});
+    if (auto& h = dfx_host.scope_stats()) result.accounting.push_back({"scope stats", h->report()});
+    if (auto& h = dfx_host.args_dump()) {
+        result.accounting.push_back({"args dump", h->report()});
+        result.dump = h->summary();
     }
-    if (pmu) {
-        result.accounting.push_back({"PMU", pmu->report()});
-        result.pmu = pmu->summary();
+    if (auto& h = dfx_host.pmu()) {
+        result.accounting.push_back({"PMU", h->report()});
+        result.pmu = h->summary();
     }
-
-    if (rq.cfg.any_enabled()) {
-        if (swimlane) result.records = swimlane->write(rq.prefix);
-        if (dump) {
-            const std::filesystem::path json = dump->write();
-            if (!json.empty()) result.args_dump = json.parent_path();
-        }
-        if (pmu) result.pmu_csv = pmu->write(rq.prefix);
-        if (deps) {
-            const dfx::deps_written written = deps->write(rq.prefix);
-            result.deps = written.path;
-            result.deps_refused = written.refused;
-        }
-        if (scopes) result.scope_stats = scopes->write(rq.prefix);
-        if (swimlane || deps) result.name_map = dfx::write_name_map(rq.prefix, rq.case_name, name_table());
-    }
+    auto file = [&](std::string_view collector) -> std::filesystem::path {
+        const dfx::collector_outcome* o = summary.find(collector);
+        return o && !o->files.empty() ? o->files.front() : std::filesystem::path{};
+    };
+    result.records = file("chip swimlane");
+    result.deps = file("dep_gen");
+    result.scope_stats = file("scope stats");
+    result.pmu_csv = file("PMU");
+    if (const auto json = file("args dump"); !json.empty()) result.args_dump = json.parent_path();
+    if (const dfx::collector_outcome* o = summary.find("dep_gen")) result.deps_refused = o->not_written;
+    result.name_map = summary.name_map;
     return result;
 }
 

@@ -50,20 +50,28 @@ public:
     worker_lane worker(std::uint32_t core) const {
         static_assert(!Collectors::aicore::pmu,
                       "dfx::session::worker: PMU is on, pass the core's counter source: worker(core, &source)");
-        return worker_lane{host_.template channels<typename worker_lane::sink_type>(check(core, cores(), "worker"))};
+        return worker_lane{worker_channels(core)};
     }
     template <class PmuSource>
     typename types::template worker_with_pmu<PmuSource> worker(std::uint32_t core, PmuSource* source) const {
-        using lane = typename types::template worker_with_pmu<PmuSource>;
-        return lane{host_.template channels<typename lane::sink_type>(check(core, cores(), "worker")), source};
+        return typename types::template worker_with_pmu<PmuSource>{worker_channels(core), source};
     }
-    scheduler_lane scheduler(std::uint32_t thread) const {
-        return scheduler_lane{host_.template channels<typename scheduler_lane::sink_type>(
-            check(thread, host_.layout().scheduler_threads, "scheduler"))};
+    scheduler_lane scheduler(std::uint32_t thread) const { return scheduler_lane{scheduler_channels(thread)}; }
+    orchestrator_lane orchestrator(std::uint32_t lane = 0) const { return orchestrator_lane{orchestrator_channels(lane)}; }
+
+    // The handles a lane is built from, for a thread whose code lives in a
+    // hot-path translation unit that includes only collect/lanes.hpp:
+    //   types::worker lane{channels};   (docs/embedding.md, "One host translation unit")
+    typename worker_lane::channels worker_channels(std::uint32_t core) const {
+        return host_.template channels<typename worker_lane::sink_type>(check(core, cores(), "worker"));
     }
-    orchestrator_lane orchestrator(std::uint32_t lane = 0) const {
-        return orchestrator_lane{host_.template channels<typename orchestrator_lane::sink_type>(
-            check(lane, host_.layout().orchestrators, "orchestrator"))};
+    typename scheduler_lane::channels scheduler_channels(std::uint32_t thread) const {
+        return host_.template channels<typename scheduler_lane::sink_type>(
+            check(thread, host_.layout().scheduler_threads, "scheduler"));
+    }
+    typename orchestrator_lane::channels orchestrator_channels(std::uint32_t lane = 0) const {
+        return host_.template channels<typename orchestrator_lane::sink_type>(
+            check(lane, host_.layout().orchestrators, "orchestrator"));
     }
 
     void name_kernel(std::int64_t func_id, std::string name) { host_.name_kernel(func_id, std::move(name)); }
