@@ -48,13 +48,13 @@ failed_builds=0
 # need optimisation; -O2 under ASan makes the converters take minutes each);
 # the benchmarks' smoke tests run in the clang build, which compiles at -O0,
 # to keep CI well inside its time.
-run_build gcc-asan-ubsan g++ "" -Dsanitizers=address,undefined -Ddebug=true -Doptimization=1 -Dbenchmarks=false
+run_build gcc-asan-ubsan g++ "" -Dsanitizers=address,undefined -Ddebug=true -Doptimization=1 -Dbenchmarks=disabled
 run_build clang clang++ "" -Dbuildtype=debug
 run_build gcc-tsan g++ "tests/transport/transport_tests:transport tests/convert_swimlane/convert_swimlane_tests:swimlane_unit
-  tests/convert_deps/convert_deps_units:convert_deps_units" -Dsanitizers=thread -Dbuildtype=debugoptimized -Dexamples=false
+  tests/convert_deps/convert_deps_units:convert_deps_units" -Dsanitizers=thread -Dbuildtype=debugoptimized -Dexamples=disabled
 # One libFuzzer target per input reader, 20 s each, two at a time (fuzz/, docs/testing.md);
 # about 4 minutes with the build on 2 cores. Longer runs by hand: bash scripts/fuzz.sh.
 run_build clang-fuzz clang++ suite:fuzz -Dsanitizers=address,undefined -Dfuzzers=true -Ddebug=true -Doptimization=1 \
-  -Dtests=false -Dbenchmarks=false -Dexamples=false -Dtools=false
+  -Dtests=disabled -Dbenchmarks=disabled -Dexamples=disabled -Dtools=disabled
 
 python3 "$DFX_ROOT/scripts/count_results.py" "$failed_builds" "${builds[@]}"
