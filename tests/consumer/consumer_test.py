@@ -360,6 +360,11 @@ def main():
     if ctx.work.exists():
         shutil.rmtree(ctx.work)
     ctx.work.mkdir(parents=True)
+    # Every command runs in the part's own work dir: `cmake --system-information`
+    # (Meson's cmake module and cmake dependencies call it) makes a scratch dir
+    # in its working directory, which the two parts would share and race on.
+    args.consumer_dir = args.consumer_dir.resolve()
+    os.chdir(ctx.work)
     print(f"dfxkit {args.version} from {ctx.src}, part {args.part}; work dir {ctx.work}; "
           f"CXX={ctx.env.get('CXX', '(default)')}")
     if args.part == "installed":
