@@ -7,6 +7,7 @@
 #include "dfx/collect/args_dump_capture.hpp"
 #include "dfx/collect/collector_set.hpp"
 #include "dfx/collect/dep_gen_capture.hpp"
+#include "dfx/collect/lanes.hpp"
 #include "dfx/collect/orchestrator_view.hpp"
 #include "dfx/collect/pmu_capture.hpp"
 #include "dfx/collect/producers.hpp"

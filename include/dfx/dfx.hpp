@@ -8,4 +8,5 @@
 #include "dfx/config.hpp"
 #include "dfx/output.hpp"
 #include "dfx/policy.hpp"
+#include "dfx/session.hpp"
 #include "dfx/transport.hpp"

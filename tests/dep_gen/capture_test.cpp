@@ -2,6 +2,8 @@
 // by the transport, replayed by dep_gen_host into deps.json.
 #include <doctest/doctest.h>
 
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -96,4 +98,54 @@ TEST_CASE("after any loss, no deps.json, and the reason says how many records we
     CHECK(written.refused == "deps.json not written: 3 of 5 dep_gen records were lost, and a graph with missing "
                              "tasks or edges would mislead");
     CHECK_FALSE(std::filesystem::exists(dir / "deps.json"));
+}
+
+TEST_CASE("a sink still alive when collection stops: counted as lost, shown, and no deps.json") {
+    const auto a = view(0x10000, 64, dtype::float32, {16}, {1});
+    dfx::channel_registry channels;
+    dfx::transport_options quick;
+    quick.stop_timeout = std::chrono::milliseconds{50};
+    dfx::dep_gen_host<> host(channels, {4, 1024}, quick);
+    host.start();
+    auto sink = channels.sink<sink_type>(0);  // outlives stop(): the misuse
+    view_type v{&sink};
+    const dfx::submit_arg args[] = {{dfx::arg_type::input, &a}};
+    v.capture_submit({.task_id = 0, .kernel_ids = {-1, 0, -1}, .args = args});
+    v.capture_submit({.task_id = 1, .kernel_ids = {-1, 0, -1}, .args = args});
+    host.stop();
+
+    const auto r = host.report().front();
+    CHECK(r.unfinished());
+    CHECK(r.produced == 4);  // two submits of a task part and a tensor part each, all in the sink's hands
+    CHECK(r.lost() == 4);
+    std::FILE* log = std::tmpfile();
+    CHECK_FALSE(dfx::write_accounting(log, "dep_gen", host.report()));
+    std::rewind(log);
+    char text[512] = {};
+    const std::size_t n = std::fread(text, 1, sizeof text - 1, log);
+    std::fclose(log);
+    CHECK(std::string(text, n).find("dep_gen: 4 records produced, 0 collected, 0 dropped, 4 lost") != std::string::npos);
+    CHECK(std::string(text, n).find("LOST 4 records in dep_gen (producer 0): the producer never finished") != std::string::npos);
+
+    const auto dir = fresh_dir("dfx_dep_gen_unfinished_test");
+    const auto written = host.write(dir);
+    CHECK(written.path.empty());
+    CHECK(written.refused.find("never finished") != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(dir / "deps.json"));
+    sink.finish();
+}
+
+TEST_CASE("a sink alive at stop that pushed nothing still refuses deps.json: no graph is known to be whole") {
+    dfx::channel_registry channels;
+    dfx::transport_options quick;
+    quick.stop_timeout = std::chrono::milliseconds{20};
+    dfx::dep_gen_host<> host(channels, {4, 1024}, quick);
+    host.start();
+    auto sink = channels.sink<sink_type>(0);
+    host.stop();
+    CHECK(host.report().front().unfinished());
+    const auto dir = fresh_dir("dfx_dep_gen_unfinished_empty_test");
+    CHECK(host.write(dir).path.empty());
+    CHECK_FALSE(std::filesystem::exists(dir / "deps.json"));
+    sink.finish();
 }

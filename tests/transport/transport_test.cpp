@@ -244,10 +244,12 @@ TEST_CASE("a producer that never finishes is reported with what it still holds")
     CHECK(r.state == dfx::producer_state::running);
     CHECK(received == 64);
     CHECK(r.collected == 64);
-    // The producer published its counts with its last buffer: the host knows
-    // 65 records were produced when it took that buffer (the 65th triggered the
-    // switch), so at least the 65th is visibly unaccounted.
-    CHECK(r.unaccounted() >= 1);
+    // The producer keeps its count current on every push, so the host sees
+    // exactly the 36 records still in its hands, as lost.
+    CHECK(r.produced == 100);
+    CHECK(r.unaccounted() == 36);
+    CHECK(r.unfinished());
+    CHECK(r.lost() == 36);
     CHECK_FALSE(r.balanced());
     out->finish();
     out.reset();

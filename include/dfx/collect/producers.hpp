@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <tuple>
 #include <type_traits>
 
 #include "dfx/transport/producer.hpp"
@@ -66,5 +67,16 @@ struct pick_producers<producers<Overflow, Kept...>, when<On, Record>, Rest...> {
 
 template <class Overflow, class... Picks>
 using producers_of = typename detail::pick_producers<producers<Overflow>, Picks...>::type;
+
+// The channel handles a sink is built from, one channel_ref per record kind:
+// std::make_from_tuple<Sink>(channels) builds it.
+template <class Sink>
+struct sink_channels;
+template <class Overflow, class... Records>
+struct sink_channels<producers<Overflow, Records...>> {
+    using type = std::tuple<channel_ref<Records>...>;
+};
+template <class Sink>
+using sink_channels_t = typename sink_channels<Sink>::type;
 
 }  // namespace dfx

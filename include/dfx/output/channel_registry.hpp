@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -72,7 +73,14 @@ public:
     // A thread's sink, built in place by the caller: auto sink = channels.sink<S>(i);
     template <class Sink>
     Sink sink(std::uint32_t index) const {
-        return make(static_cast<Sink*>(nullptr), index);
+        return std::make_from_tuple<Sink>(channels<Sink>(index));
+    }
+
+    // The handles a thread's sink is built from (a lane takes them; they can
+    // cross from a host translation unit to a hot-path one).
+    template <class Sink>
+    sink_channels_t<Sink> channels(std::uint32_t index) const {
+        return refs(static_cast<Sink*>(nullptr), index);
     }
 
 private:
@@ -83,8 +91,8 @@ private:
     }
 
     template <class Overflow, class... Records>
-    producers<Overflow, Records...> make(producers<Overflow, Records...>*, [[maybe_unused]] std::uint32_t index) const {
-        return producers<Overflow, Records...>{get<Records>(index)...};
+    std::tuple<channel_ref<Records>...> refs(producers<Overflow, Records...>*, [[maybe_unused]] std::uint32_t index) const {
+        return {get<Records>(index)...};
     }
 
     std::unordered_map<const void*, std::vector<void*>> channels_;

@@ -46,6 +46,11 @@ public:
     // stream is malformed (a bug) or the file cannot be written.
     deps_written write(const std::filesystem::path& prefix) const {
         const channel_report r = transport_.report().front();
+        if (r.unfinished())
+            return {{},
+                    "deps.json not written: the orchestrator's dep_gen producer never finished (a sink still alive "
+                    "when collection stopped), so " + std::to_string(r.lost()) +
+                        " records were lost and any later submits are missing"};
         if (r.dropped > 0 || !r.balanced())
             return {{},
                     "deps.json not written: " + std::to_string(r.produced - r.collected) + " of " +

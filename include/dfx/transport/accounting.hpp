@@ -30,15 +30,22 @@ struct channel_report {
     std::uint64_t unaccounted() const noexcept {
         return produced > collected + dropped ? produced - collected - dropped : 0;
     }
+    // Attached and never finished: whatever it held, and anything it would
+    // still have stamped, is lost, even when the counts happen to add up.
+    bool unfinished() const noexcept { return state == producer_state::running; }
+    std::uint64_t lost() const noexcept { return unfinished() ? unaccounted() : 0; }
 };
 
 struct accounting_totals {
     std::uint64_t produced = 0;
     std::uint64_t collected = 0;
     std::uint64_t dropped = 0;
+    std::uint64_t lost = 0;                // held by producers that never finished
     std::size_t unbalanced_channels = 0;
+    std::size_t unfinished_channels = 0;
 
-    bool balanced() const noexcept { return unbalanced_channels == 0; }
+    bool balanced() const noexcept { return unbalanced_channels == 0 && unfinished_channels == 0; }
+    bool complete() const noexcept { return balanced() && dropped == 0; }
 };
 
 inline accounting_totals totals(const std::vector<channel_report>& reports) {
@@ -47,7 +54,9 @@ inline accounting_totals totals(const std::vector<channel_report>& reports) {
         t.produced += r.produced;
         t.collected += r.collected;
         t.dropped += r.dropped;
+        t.lost += r.lost();
         if (!r.balanced()) ++t.unbalanced_channels;
+        if (r.unfinished()) ++t.unfinished_channels;
     }
     return t;
 }
@@ -57,14 +66,16 @@ inline accounting_totals totals(const std::vector<channel_report>& reports) {
 // Returns false when any channel is unbalanced.
 inline bool write_accounting(std::FILE* out, const char* title, const std::vector<channel_report>& reports) {
     const accounting_totals t = totals(reports);
-    std::fprintf(out, "%s: %" PRIu64 " records produced, %" PRIu64 " collected, %" PRIu64 " dropped\n", title,
+    std::fprintf(out, "%s: %" PRIu64 " records produced, %" PRIu64 " collected, %" PRIu64 " dropped", title,
                  t.produced, t.collected, t.dropped);
+    if (t.unfinished_channels > 0) std::fprintf(out, ", %" PRIu64 " lost", t.lost);
+    std::fputc('\n', out);
     for (const auto& r : reports) {
         if (r.dropped > 0)
             std::fprintf(out, "  DROPPED %" PRIu64 " of %" PRIu64 " records in %s (producer %u)%s\n", r.dropped,
                          r.produced, r.name.c_str(), r.producer_id,
                          r.backstops > 0 ? ": the host stopped taking buffers and the backstop fired" : "");
-        if (!r.balanced()) {
+        if (r.unfinished() || !r.balanced()) {
             if (r.state != producer_state::exited)
                 std::fprintf(out,
                              "  LOST %" PRIu64 " records in %s (producer %u): the producer never finished, "

@@ -2,7 +2,7 @@
 // AICore records), writing records into its channel's buffers.
 //
 //   dfx::producer<dfx::aicore_task_record> out{channel};   // channel from the host
-//   out.push(record);      // hot path: a copy and a compare, no atomics, no fences
+//   out.push(record);      // hot path: a copy, a compare and a plain store of the count; no fences
 //   out.finish();          // or the destructor: publish the partial buffer, say "exited"
 //
 // When a buffer fills it is published to the host (one release store) and a
@@ -48,6 +48,9 @@ public:
 
     void push(const Record& record) noexcept {
         ++produced_;
+        // Relaxed (a plain store): the host reads it only for a producer that
+        // never finished, to count the records still in its hands as lost.
+        channel_.counters().produced.store(produced_, std::memory_order_relaxed);
         if (count_ == limit_) [[unlikely]] {
             if (!next_buffer()) {
                 ++dropped_;

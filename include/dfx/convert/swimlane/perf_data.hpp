@@ -164,6 +164,9 @@ inline perf_data load_perf_data(const std::string& path, std::FILE* warnings = s
     if (pd.host_mode && !rf.orch.empty()) {
         fail("both AICPU and host orchestrator phases are present; clock-domain source is ambiguous");
     }
+    // "Host timestamps" are the orchestrator phases' start/end only (spec §4.5):
+    // they give the origin fallback and the causal-composite seam. Uploads may
+    // end after the last submit; counting them would move every device event.
     std::size_t host_record_count = 0;
     std::uint64_t host_min = 0;
     std::uint64_t host_max = 0;
@@ -180,16 +183,8 @@ inline perf_data load_perf_data(const std::string& path, std::FILE* warnings = s
     }
     int128 origin_ns = meta.host_orchestration_origin_ns;
     if (have_host_ts && origin_ns == 0) origin_ns = host_min;
-    bool have_composite = have_host_ts;
-    std::uint64_t composite_max = host_max;
-    for (const auto& u : rf.uploads) {
-        for (const std::uint64_t ns : {u.start_ns, u.end_ns}) {
-            composite_max = have_composite ? std::max(composite_max, ns) : ns;
-            have_composite = true;
-        }
-    }
     const double composite_end_us =
-        have_composite ? static_cast<double>(int128(composite_max) - origin_ns) / 1000.0 : 0.0;
+        have_host_ts ? static_cast<double>(int128(host_max) - origin_ns) / 1000.0 : 0.0;
 
     clock_alignment align;
     if (pd.host_mode) {

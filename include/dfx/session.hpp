@@ -1,0 +1,6 @@
+// Host side: dfx::session, one capture of one run (session/session.hpp), and
+// its run-time twin dfx::session_host. Include it in one host translation unit.
+#pragma once
+
+#include "dfx/session/session.hpp"
+#include "dfx/session/session_host.hpp"

@@ -1,0 +1,335 @@
+// The host side of one capture, for a collector choice known at run time:
+// the host collectors the choice enables (and no others), the channels they
+// create, sized from the runtime's layout, the drain, and the artefacts.
+// dfx::session (session.hpp) is the typed face most runtimes use; the
+// simulator, which maps run-time flags onto compiled role guards, uses this
+// class directly.
+//
+//   dfx::session_host host(choice, clock_freq_hz, layout, {.prefix = "dfx_outputs"});
+//   // per thread: a lane built from the channels its guards need
+//   dfx::worker_lane<G, Clock> lane{host.channels<typename dfx::worker_lane<G, Clock>::sink_type>(core)};
+//   ...
+//   dfx::session_summary summary = host.finish();  // waits for the lanes, writes, accounts
+//
+// finish() never writes a collector's artefact as if complete when its
+// capture was not: a lane still alive when the wait ends is named while the
+// session waits and its records are counted as lost, and a collector with an
+// unfinished producer or dropped records writes nothing; the summary says why.
+// (The exceptions, whose files record the loss themselves: scope stats'
+// header carries `dropped`, and the args dump flags what it truncated.)
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "dfx/output/args_dump_host.hpp"
+#include "dfx/output/channel_registry.hpp"
+#include "dfx/output/dep_gen_host.hpp"
+#include "dfx/output/name_map.hpp"
+#include "dfx/output/output_error.hpp"
+#include "dfx/output/pmu_host.hpp"
+#include "dfx/output/scope_stats_host.hpp"
+#include "dfx/output/swimlane_host.hpp"
+#include "dfx/policy/collector_choice.hpp"
+#include "dfx/transport/accounting.hpp"
+
+namespace dfx {
+
+// The runtime's threads, as the collectors see them.
+struct session_layout {
+    std::vector<core_type> cores{};        // one entry per worker (AICore) lane: its kind
+    std::uint32_t scheduler_threads = 1;   // dispatcher threads
+    std::uint32_t orchestrators = 1;       // threads that submit tasks
+    // The scheduler thread that owns each core; empty: core i -> i % scheduler_threads.
+    std::vector<int> core_to_thread{};
+};
+
+// Everything about a capture that is not the threads. Defaults suit a first run.
+struct session_options {
+    std::filesystem::path prefix = "dfx_outputs";  // the artefacts' directory
+    std::string case_name = "run";                  // name_map_<case>.json; empty: name_map.json (an L3 dispatch)
+    // How long finish() waits for lanes still attached before counting their
+    // records as lost, and after how long it names them while it waits.
+    std::chrono::milliseconds stop_timeout{10'000};
+    std::chrono::milliseconds name_waiting_after{500};
+    std::FILE* log = stderr;  // waiting lines and the accounting; nullptr: silent
+    // Phase arrays in chip_swimlane_records.json; 0: one per scheduler thread.
+    // (Simpler's a2a3 platform always writes 4.)
+    std::uint32_t scheduler_pools = 0;
+    args_dump_layout dump_sizes{};  // its scheduler_threads is taken from the layout
+};
+
+// One collector's outcome.
+struct collector_outcome {
+    std::string collector;                    // "chip swimlane", "dep_gen", "scope stats", "args dump", "PMU"
+    accounting_totals counts;                 // produced, collected, dropped, lost
+    std::vector<std::filesystem::path> files; // what it wrote
+    std::string not_written;                  // why it wrote nothing, when it did not
+
+    bool complete() const noexcept { return counts.complete() && not_written.empty(); }
+};
+
+struct session_summary {
+    std::vector<collector_outcome> collectors;  // the enabled ones, in the order above
+    std::filesystem::path name_map;             // empty: not written (no swimlane and no dep_gen)
+
+    bool complete() const noexcept {
+        for (const auto& c : collectors)
+            if (!c.complete()) return false;
+        return true;
+    }
+    const collector_outcome* find(std::string_view name) const noexcept {
+        for (const auto& c : collectors)
+            if (c.collector == name) return &c;
+        return nullptr;
+    }
+};
+
+// One line per collector: what it wrote, or why it wrote nothing.
+inline void write_session_summary(std::FILE* out, const session_summary& s) {
+    for (const auto& c : s.collectors) {
+        std::string what = c.not_written;
+        if (what.empty() && c.files.empty()) what = "nothing captured, nothing written";
+        for (const auto& f : c.files) what += (what.empty() ? "wrote " : ", ") + f.string();
+        std::fprintf(out, "%s: %s\n", c.collector.c_str(), what.c_str());
+    }
+    if (!s.name_map.empty()) std::fprintf(out, "name map: wrote %s\n", s.name_map.string().c_str());
+}
+
+class session_host {
+public:
+    session_host(collector_choice choice, std::uint64_t clock_freq_hz, session_layout layout, session_options options = {})
+        : choice_(choice), layout_(std::move(layout)), options_(std::move(options)) {
+        if (!choice_.any_enabled()) return;
+        if (layout_.cores.empty() && (choice_.swimlane_level > 0 || choice_.pmu_event > 0))
+            throw output_error("dfx session: the layout has no cores");
+        if (layout_.scheduler_threads == 0) throw output_error("dfx session: the layout has no scheduler threads");
+        if (layout_.orchestrators == 0) throw output_error("dfx session: the layout has no orchestrators");
+        if (layout_.core_to_thread.empty())
+            for (std::size_t c = 0; c < layout_.cores.size(); ++c)
+                layout_.core_to_thread.push_back(static_cast<int>(c % layout_.scheduler_threads));
+        if (layout_.core_to_thread.size() != layout_.cores.size())
+            throw output_error("dfx session: core_to_thread has " + std::to_string(layout_.core_to_thread.size()) +
+                               " entries for " + std::to_string(layout_.cores.size()) + " cores");
+        for (const int t : layout_.core_to_thread)
+            if (t < 0 || static_cast<std::uint32_t>(t) >= layout_.scheduler_threads)
+                throw output_error("dfx session: core_to_thread names scheduler thread " + std::to_string(t) + " of " +
+                                   std::to_string(layout_.scheduler_threads));
+        std::filesystem::create_directories(options_.prefix);  // the args dump writes into it as the run goes
+
+        // The session waits for its lanes itself (finish), so the hosts' own stop only drains.
+        const transport_options drain_only{.drain_threads = 1, .stop_timeout = std::chrono::milliseconds{0}};
+        if (choice_.swimlane_level > 0) {
+            swimlane_layout sl;
+            sl.core_types = layout_.cores;
+            sl.scheduler_threads = layout_.scheduler_threads;
+            sl.scheduler_pools = options_.scheduler_pools ? options_.scheduler_pools : layout_.scheduler_threads;
+            sl.orchestrator_lanes = layout_.orchestrators;
+            sl.clock_freq_hz = clock_freq_hz;
+            swimlane_.emplace(choice_.swimlane_level, std::move(sl), channels_, drain_only);
+            if (choice_.swimlane_level >= 3) swimlane_->set_core_to_thread(layout_.core_to_thread);
+        }
+        if (choice_.dep_gen) deps_.emplace(channels_, channel_size{4, 1024}, drain_only);
+        if (choice_.scope_stats) scopes_.emplace(channels_, channel_size{4, 512}, drain_only);
+        if (choice_.dump_level > 0) {
+            args_dump_layout dl = options_.dump_sizes;
+            dl.scheduler_threads = layout_.scheduler_threads;
+            dump_.emplace(choice_.dump_level, options_.prefix, dl, channels_, drain_only);
+        }
+        if (choice_.pmu_event > 0) {
+            pmu_layout pl;
+            for (const int t : layout_.core_to_thread) pl.core_to_thread.push_back(static_cast<std::uint32_t>(t));
+            pmu_.emplace(choice_.pmu_event, std::move(pl), channels_, drain_only);
+        }
+        for_each_host([](auto& h, const char*) { h.start(); });
+    }
+    session_host(const session_host&) = delete;
+    session_host& operator=(const session_host&) = delete;
+    ~session_host() {
+        if (!finished_) stop();
+    }
+
+    const collector_choice& choice() const noexcept { return choice_; }
+    const session_layout& layout() const noexcept { return layout_; }
+    const session_options& options() const noexcept { return options_; }
+
+    // The handles a lane of sink type Sink is built from, for a core, a
+    // scheduler thread or an orchestrator; throws output_error for an index
+    // outside the layout.
+    template <class Sink>
+    sink_channels_t<Sink> channels(std::uint32_t index) const {
+        if constexpr (std::tuple_size_v<sink_channels_t<Sink>> == 0) {
+            return {};
+        } else {
+            if (finished_) throw output_error("dfx session: a lane was asked for after finish()");
+            return channels_.template channels<Sink>(index);
+        }
+    }
+
+    // Kernel names for the name map: func id -> name.
+    void name_kernel(std::int64_t func_id, std::string name) { kernels_.add(func_id, std::move(name)); }
+    void set_orchestrator_name(std::string name) { kernels_.orchestrator_name = std::move(name); }
+
+    // Scope stats: the capacities the ring-fill report compares against.
+    void set_ring_capacity(int ring, std::int32_t task_window, std::uint64_t heap_bytes, std::int32_t dep_pool) {
+        if (scopes_) scopes_->set_ring_capacity(ring, task_window, heap_bytes, dep_pool);
+    }
+    void set_tensormap_capacity(std::int32_t entries) {
+        if (scopes_) scopes_->set_tensormap_capacity(entries);
+    }
+
+    // The hosts, for what the session does not wrap (the args dump and PMU
+    // summaries); empty when the collector is off.
+    std::optional<swimlane_host<>>& swimlane() noexcept { return swimlane_; }
+    std::optional<dep_gen_host<>>& dep_gen() noexcept { return deps_; }
+    std::optional<scope_stats_host<>>& scope_stats() noexcept { return scopes_; }
+    std::optional<args_dump_host<>>& args_dump() noexcept { return dump_; }
+    std::optional<pmu_host<>>& pmu() noexcept { return pmu_; }
+
+    // Waits for every lane to finish (naming the ones still attached, up to
+    // stop_timeout), stops the drain, writes every artefact whose capture is
+    // complete, the name map, and the accounting (to options.log). Call once,
+    // after the runtime's threads are done. Throws output_error when a file
+    // cannot be written.
+    session_summary finish() {
+        if (finished_) throw output_error("dfx session: finish() called twice");
+        session_summary summary;
+        if (!choice_.any_enabled()) {
+            finished_ = true;
+            return summary;
+        }
+        wait_for_lanes();
+        stop();
+        if (swimlane_) summary.collectors.push_back(outcome("chip swimlane", *swimlane_, [&] {
+            auto p = swimlane_->write(options_.prefix);
+            return files_of(p);
+        }));
+        if (deps_) summary.collectors.push_back(outcome("dep_gen", *deps_, [&]() -> std::vector<std::filesystem::path> {
+            const deps_written w = deps_->write(options_.prefix);
+            if (!w.refused.empty()) throw refused{w.refused};
+            return files_of(w.path);
+        }));
+        if (scopes_) summary.collectors.push_back(outcome("scope stats", *scopes_, [&] { return files_of(scopes_->write(options_.prefix)); }, /*records_loss=*/true));
+        if (dump_) summary.collectors.push_back(outcome("args dump", *dump_, [&] {
+            const std::filesystem::path json = dump_->write();
+            return json.empty() ? std::vector<std::filesystem::path>{} : std::vector<std::filesystem::path>{json, json.parent_path() / args_bin_name};
+        }, /*records_loss=*/true));
+        if (pmu_) summary.collectors.push_back(outcome("PMU", *pmu_, [&] { return files_of(pmu_->write(options_.prefix)); }));
+        if (swimlane_ || deps_) summary.name_map = write_name_map(options_.prefix, options_.case_name, kernels_);
+        if (options_.log) {
+            for_each_host([&](auto& h, const char* title) { write_accounting(options_.log, title, h.report()); });
+            if (dump_) write_args_dump_report(options_.log, dump_->summary());
+            if (pmu_) write_pmu_report(options_.log, pmu_->summary());
+            write_session_summary(options_.log, summary);
+        }
+        return summary;
+    }
+
+private:
+    struct refused {
+        std::string why;
+    };
+
+    template <class F>
+    void for_each_host(F&& f) {
+        if (swimlane_) f(*swimlane_, "chip swimlane");
+        if (deps_) f(*deps_, "dep_gen");
+        if (scopes_) f(*scopes_, "scope stats");
+        if (dump_) f(*dump_, "args dump");
+        if (pmu_) f(*pmu_, "PMU");
+    }
+
+    static std::vector<std::filesystem::path> files_of(const std::filesystem::path& p) {
+        return p.empty() ? std::vector<std::filesystem::path>{} : std::vector<std::filesystem::path>{p};
+    }
+
+    // Counts, then the artefact unless the capture is incomplete. A file that
+    // records its own losses (records_loss) is still written after drops.
+    template <class Host, class Write>
+    collector_outcome outcome(const char* name, Host& host, Write&& write, bool records_loss = false) {
+        collector_outcome o;
+        o.collector = name;
+        const auto reports = host.report();
+        o.counts = totals(reports);
+        if (o.counts.unfinished_channels > 0) {
+            std::string who;
+            for (const auto& r : reports)
+                if (r.unfinished()) who += (who.empty() ? "" : ", ") + r.name + " " + std::to_string(r.producer_id);
+            o.not_written = "not written: " + std::to_string(o.counts.unfinished_channels) +
+                            " lane(s) never finished (" + who + "), " + std::to_string(o.counts.lost) +
+                            " records lost; finish every lane before session.finish()";
+            return o;
+        }
+        if (o.counts.dropped > 0 && !records_loss) {
+            o.not_written = "not written: " + std::to_string(o.counts.dropped) + " of " +
+                            std::to_string(o.counts.produced) + " records were dropped";
+            return o;
+        }
+        try {
+            o.files = write();
+        } catch (const refused& r) {
+            o.not_written = r.why;
+        }
+        return o;
+    }
+
+    // Polls the hosts' reports until no producer is running, naming each
+    // one still attached once, or until the stop timeout.
+    void wait_for_lanes() {
+        using clock = std::chrono::steady_clock;
+        const auto start = clock::now();
+        std::vector<std::string> named;
+        for (;;) {
+            bool running = false;
+            const bool name_them = clock::now() - start >= options_.name_waiting_after;
+            for_each_host([&](auto& h, const char* title) {
+                for (const auto& r : h.report()) {
+                    if (!r.unfinished()) continue;
+                    running = true;
+                    std::string id = std::string(title) + "/" + r.name + "/" + std::to_string(r.producer_id);
+                    if (name_them && options_.log && std::find(named.begin(), named.end(), id) == named.end()) {
+                        std::fprintf(options_.log,
+                                     "dfx session: waiting for %s: the lane of %s %u is still attached "
+                                     "(finish it, or let it go out of scope); giving up in %lld ms\n",
+                                     title, r.name.c_str(), r.producer_id,
+                                     static_cast<long long>((options_.stop_timeout - std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - start)).count()));
+                        std::fflush(options_.log);
+                        named.push_back(std::move(id));
+                    }
+                }
+            });
+            if (!running || clock::now() - start >= options_.stop_timeout) return;
+            std::this_thread::sleep_for(std::chrono::milliseconds{2});
+        }
+    }
+
+    void stop() {
+        for_each_host([](auto& h, const char*) { h.stop(); });
+        finished_ = true;
+    }
+
+    collector_choice choice_;
+    session_layout layout_;
+    session_options options_;
+    kernel_table kernels_;
+    bool finished_ = false;
+    channel_registry channels_;
+    // Hosts last: destroyed first (their drain threads write into themselves only).
+    std::optional<swimlane_host<>> swimlane_;
+    std::optional<dep_gen_host<>> deps_;
+    std::optional<scope_stats_host<>> scopes_;
+    std::optional<args_dump_host<>> dump_;
+    std::optional<pmu_host<>> pmu_;
+};
+
+}  // namespace dfx
