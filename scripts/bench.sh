@@ -14,7 +14,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
 dfx_install_packages
 build="$DFX_ROOT/build-bench"
-dfx_configure "$build" -Dtests=false -Dexamples=false -Dtools=true -Dbuildtype=release -Dbenchmarks=true
+dfx_configure "$build" -Dtests=disabled -Dexamples=disabled -Dtools=enabled -Dbuildtype=release -Dbenchmarks=enabled
 echo "building $build (release) ..."
 ninja -C "$build" >/dev/null
 results="$build/results"

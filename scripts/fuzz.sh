@@ -20,7 +20,7 @@ esac
 dfx_install_packages || exit 1
 dir="$DFX_ROOT/build-fuzz"
 CXX=clang++ dfx_configure "$dir" -Dsanitizers=address,undefined -Dfuzzers=true -Doptimization=1 -Ddebug=true \
-  -Dtests=false -Dbenchmarks=false -Dexamples=false -Dtools=false || exit 1
+  -Dtests=disabled -Dbenchmarks=disabled -Dexamples=disabled -Dtools=disabled || exit 1
 ninja -C "$dir" -j 2 || exit 1
 mkdir -p "$dir/fuzz-corpus"
 DFX_FUZZ_SECONDS="$seconds" DFX_FUZZ_CORPUS_DIR="$dir/fuzz-corpus" \

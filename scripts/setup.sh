@@ -5,7 +5,7 @@
 #   source scripts/setup.sh
 #   dfx_install_packages            # apt-get as root, else print the line and fail
 #   dfx_install_packages "${DFX_TEST_PACKAGES[@]}"   # the same, plus what only the tests use
-#   dfx_configure BUILD_DIR [meson setup options...]
+#   dfx_configure BUILD_DIR [meson setup options...]   # warnings are errors (-Dwerror=true)
 set -euo pipefail
 
 DFX_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -51,12 +51,15 @@ dfx_install_packages() {  # [extra package...]
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
 }
 
+# The project's own builds (CI, demo, benchmarks) keep warnings as errors;
+# meson.build does not make werror a default, so a user's or a consumer's
+# build does not stop on a new compiler's warning. Options given after it win.
 dfx_configure() {
   local dir="$1"
   shift
   if [ -f "$dir/build.ninja" ]; then
-    meson setup --reconfigure "$dir" "$DFX_ROOT" "$@" >/dev/null
+    meson setup --reconfigure "$dir" "$DFX_ROOT" -Dwerror=true "$@" >/dev/null
   else
-    meson setup "$dir" "$DFX_ROOT" "$@" >/dev/null
+    meson setup "$dir" "$DFX_ROOT" -Dwerror=true "$@" >/dev/null
   fi
 }

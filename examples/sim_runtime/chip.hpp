@@ -208,7 +208,9 @@ struct task_spec {
         : kernel(k), args(std::move(a)), scalars(s), block_num(blocks), deps(std::move(d)) {}
 
     task_spec&& dump(std::initializer_list<int> arg_indices) && {
-        dumps.insert(dumps.end(), arg_indices);
+        // One by one: g++ 12 at -O3 warns falsely (-Wstringop-overflow) inside
+        // libstdc++'s range insert here, and the lists are a few indices long.
+        for (const int i : arg_indices) dumps.push_back(i);
         return std::move(*this);
     }
 };

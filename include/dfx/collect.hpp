@@ -1,6 +1,8 @@
 // The collectors and the role views a runtime's threads stamp through.
 #pragma once
 
+#include "dfx/cxx20.hpp"  // first: the C++20 check
+
 #include "dfx/collect/aicore_view.hpp"
 #include "dfx/collect/args_dump_capture.hpp"
 #include "dfx/collect/collector_set.hpp"

@@ -1,6 +1,8 @@
 // Host side: artefact writers and the host halves of the collectors.
 #pragma once
 
+#include "dfx/cxx20.hpp"  // first: the C++20 check
+
 #include "dfx/output/args_bin_stream.hpp"
 #include "dfx/output/args_dump_host.hpp"
 #include "dfx/output/args_dump_json.hpp"

@@ -1,6 +1,8 @@
 // Every type-level policy: levels, events, switches, clocks, PMU counter sources, overflow.
 #pragma once
 
+#include "dfx/cxx20.hpp"  // first: the C++20 check
+
 #include "dfx/policy/clock.hpp"
 #include "dfx/policy/collector_choice.hpp"
 #include "dfx/policy/collectors.hpp"

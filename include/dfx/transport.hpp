@@ -2,6 +2,8 @@
 // host sinks, with backpressure and exact accounting.
 #pragma once
 
+#include "dfx/cxx20.hpp"  // first: the C++20 check
+
 #include "dfx/transport/accounting.hpp"
 #include "dfx/transport/channel.hpp"
 #include "dfx/transport/memory_ops.hpp"
