@@ -289,7 +289,7 @@ def test_html_errors():
     if (d / "deps_viewer.html").exists():
         fail("no page may be written when the layout fails")
     r = run(["deps", "deps.json", "--engine", "neato"], cwd=d)
-    if r.returncode != 2 or r.stderr.strip() != "error: --engine is only valid with --format html":
+    if r.returncode != 2 or r.stderr.strip() != "dfx deps: error: --engine is only valid with --format html":
         fail(f"--engine without html: {r.returncode} {r.stderr!r}")
     r = run(["deps", "deps.json", "--format", "pdf"], cwd=d)
     if r.returncode != 2:
@@ -312,7 +312,7 @@ def test_deps_bad_input():
         (d / name).write_text(text)
         expect_one_error_line(run(["deps", name, "-o", "o.txt"], cwd=d), name, name)
     r = run(["deps", "missing.json"], cwd=d)
-    if r.returncode != 1 or r.stderr.strip() != "missing.json not found.":
+    if r.returncode != 1 or r.stderr.strip() != "dfx deps: error: missing.json not found.":
         fail(f"missing input: {r.returncode} {r.stderr!r}")
     # Entries the reference drops silently are dropped, with one warning.
     (d / "lenient.json").write_text(json.dumps({"edges": [{"pred": "x", "succ": "1"}, 7, {"pred": 1, "succ": "2"}]}))

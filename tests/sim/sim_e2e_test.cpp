@@ -456,11 +456,11 @@ TEST_CASE("flag errors name the flag and exit 2") {
         {{"--enable-chip-swimlane", "--enable-l2-swimlane"}, "--enable-l2-swimlane"},
         {{"--dump-args", "3"}, "--dump-args: must be a dump level in [0, 2]"},
         {{"--enable-pmu", "3"}, "--enable-pmu: must be 0 (off) or a PMU event type"},
-        {{"--work-dir", ""}, "--work-dir: must not be empty"},
         {{"--seed", "-1"}, "--seed: expected an unsigned integer"},
         {{"--seed", "18446744073709551616"}, "--seed: expected an unsigned integer"},
         {{"--seed", ""}, "--seed: expected an unsigned integer"},
-        {{"--enable-chip-swimlane=5"}, "--enable-chip-swimlane"},
+        {{"--enable-chip-swimlane=5"}, "--enable-chip-swimlane: takes no value"},
+        {{"--enable-dep-gen=0"}, "--enable-dep-gen: takes no value"},
         {{"--chip-swimlane-level", ""}, "--chip-swimlane-level"},
     };
     int i = 0;
@@ -471,11 +471,22 @@ TEST_CASE("flag errors name the flag and exit 2") {
         const sim_run r = run_sim("flags_" + std::to_string(i++), args);
         CHECK(r.status == 2);
         CHECK(contains(r.err, "dfx-sim: error: "));
-        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);  // one line
+        // One line, the last (a deprecation warning may come before it).
+        const std::size_t at = r.err.find("dfx-sim: error: ");
+        CHECK((at != std::string::npos && r.err.find('\n', at) == r.err.size() - 1));
         CHECK(contains(r.err, message));
         CHECK(r.out.empty());  // nothing ran
         CHECK(!fs::exists(r.outputs()));
     }
+}
+
+TEST_CASE("flag errors: an empty --work-dir is one line naming the flag") {
+    const fs::path err = scratch() / "empty_work_dir.err";
+    fs::create_directories(scratch());
+    const int status = std::system((quote(DFX_SIM_EXE) + " --work-dir '' > /dev/null 2> " + quote(err.string())).c_str());
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 2);
+    CHECK(read_text(err) == "dfx-sim: error: --work-dir: must not be empty (use . for the current directory)\n");
 }
 
 TEST_CASE("flag errors: --version prints the project version") {

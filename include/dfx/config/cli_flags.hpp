@@ -160,9 +160,18 @@ inline std::vector<std::string> expand_optional_values(int argc, const char* con
         {"--dump-args", "1"},
         {"--enable-pmu", "2"},
     };
+    // Flags that take no value: "--enable-chip-swimlane=5" would otherwise
+    // pass as "on" (level 4), whatever the number said.
+    static constexpr std::string_view no_value[] = {"--enable-chip-swimlane", "--enable-l2-swimlane",
+                                                    "--enable-dep-gen", "--enable-scope-stats"};
     std::vector<std::string> out;
     for (int i = 0; i < argc; ++i) {
         const std::string_view arg = argv[i];
+        for (const std::string_view flag : no_value)
+            if (arg.size() > flag.size() && arg.substr(0, flag.size()) == flag && arg[flag.size()] == '=')
+                throw CLI::ArgumentMismatch(std::string(flag) + ": takes no value (got '" +
+                                            std::string(arg.substr(flag.size() + 1)) + "')" +
+                                            (flag == "--enable-chip-swimlane" ? "; for a level use --chip-swimlane-level N" : ""));
         bool expanded = false;
         for (const auto& [flag, bare] : bare_values) {
             if (arg != flag) continue;
@@ -176,7 +185,8 @@ inline std::vector<std::string> expand_optional_values(int argc, const char* con
 }
 
 // Parses argv (argv[0] included) into `app`, expanding the bare optional
-// values first. CLI11 errors propagate as CLI::ParseError, as from app.parse.
+// values first. CLI11 errors propagate as CLI::ParseError, as from app.parse
+// (a value given to a flag that takes none is one too).
 inline void parse_with_run_config_flags(CLI::App& app, int argc, const char* const* argv) {
     const std::vector<std::string> args = expand_optional_values(argc, argv);
     std::vector<const char*> pointers;
