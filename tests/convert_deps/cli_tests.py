@@ -631,6 +631,33 @@ def test_cli_conventions():
         fail("no bash completion script")
 
 
+def test_progress_on_terminal():
+    """A conversion longer than 2 s shows progress on a terminal's stderr, and nothing extra on a pipe."""
+    import pty
+    d = workdir()
+    subprocess.run([sys.executable, str(ROOT / "bench" / "gen_swimlane_records.py"), "30000", str(d)], check=True)
+    args = [DFX, "swimlane", "chip_swimlane_records.json", "-o", "t.json"]
+    main_fd, tty_fd = pty.openpty()
+    p = subprocess.Popen(args, cwd=d, stdout=subprocess.DEVNULL, stderr=tty_fd)
+    os.close(tty_fd)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(main_fd, 4096)
+        except OSError:  # the terminal closed with the process
+            break
+        if not chunk:
+            break
+        seen += chunk
+    p.wait(timeout=300)
+    os.close(main_fd)
+    if p.returncode != 0 or b"MB read" not in seen:
+        fail(f"terminal: exit {p.returncode}, stderr {seen[-300:]!r}")
+    r = run_timed(args[1:], d, timeout=300)
+    if r.returncode != 0 or "MB read" in r.stderr or "\r" in r.stderr:
+        fail(f"pipe: exit {r.returncode}, stderr {r.stderr[-300:]!r}")
+
+
 def test_directory_inputs():
     """Every command takes the dfx_outputs directory in place of its file."""
     d = capture_dir("l4_deps")
