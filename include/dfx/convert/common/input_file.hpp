@@ -13,7 +13,9 @@
 //
 // Every input opened here is remembered by device and inode, so an output
 // that names an input under any spelling (the path, a hard link, a symlink)
-// is refused instead of destroying the capture.
+// is refused instead of destroying the capture. The inode's change time is
+// kept too: an input deleted since (a test's scratch file) frees its inode
+// number for a new file, which must not count as that input.
 #pragma once
 
 #include <fcntl.h>
@@ -25,7 +27,6 @@
 #include <cstring>
 #include <mutex>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "dfx/convert/common/input_error.hpp"
@@ -37,9 +38,19 @@ inline constexpr int input_wait_ms = 10'000;
 
 namespace input_file_detail {
 
+struct identity {
+    dev_t dev;
+    ino_t ino;
+    struct timespec ctime;
+    bool operator==(const identity& o) const {
+        return dev == o.dev && ino == o.ino && ctime.tv_sec == o.ctime.tv_sec && ctime.tv_nsec == o.ctime.tv_nsec;
+    }
+};
+inline identity identity_of(const struct stat& st) { return {st.st_dev, st.st_ino, st.st_ctim}; }
+
 struct registry {
     std::mutex lock;
-    std::vector<std::pair<dev_t, ino_t>> files;
+    std::vector<identity> files;
 };
 inline registry& inputs() {
     static registry r;
@@ -48,7 +59,7 @@ inline registry& inputs() {
 inline void note(const struct stat& st) {
     auto& r = inputs();
     const std::lock_guard guard(r.lock);
-    r.files.emplace_back(st.st_dev, st.st_ino);
+    r.files.push_back(identity_of(st));
 }
 
 [[noreturn]] inline void refuse(const std::string& path, const struct stat& st) {
@@ -64,8 +75,9 @@ inline bool is_input(const std::string& path) {
     if (::stat(path.c_str(), &st) != 0) return false;
     auto& r = input_file_detail::inputs();
     const std::lock_guard guard(r.lock);
-    for (const auto& [dev, ino] : r.files)
-        if (dev == st.st_dev && ino == st.st_ino) return true;
+    const auto id = input_file_detail::identity_of(st);
+    for (const auto& known : r.files)
+        if (known == id) return true;
     return false;
 }
 
