@@ -55,6 +55,15 @@ std::string flag_of(const std::string& field) {
     return it == flags.end() ? field : it->second;
 }
 
+// Unsigned decimal only: CLI11 (strtoull) would take "-1" as 2^64 - 1 and
+// clamp an overflowing number silently.
+std::optional<std::uint64_t> parse_u64(std::string_view s) {
+    std::uint64_t v = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (s.empty() || ec != std::errc{} || end != s.data() + s.size()) return std::nullopt;
+    return v;
+}
+
 std::optional<std::uint32_t> parse_u32(std::string_view s) {
     std::uint32_t v = 0;
     const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -195,12 +204,13 @@ bool report_l3(const std::vector<dispatch_result>& results, bool hints) {
 
 int main(int argc, char** argv) {
     CLI::App app{"dfx-sim: a simulated task-graph chip (orchestrator, AICPU schedulers, AICore workers) "
-                 "running real kernels with dfxkit's collectors linked in"};
+                 "running real kernels with dfxkit's collectors linked in", "dfx-sim"};
+    app.set_version_flag("--version", "dfx-sim " DFX_VERSION);
     dfx::run_config_flags flags;
     dfx::add_run_config_flags(app, flags);
     std::string workload = "paged_attention", work_dir = "./dfx_work", case_name, aicore = "2,4", sim_graph;
     unsigned chips = 1;
-    std::uint64_t seed = 1;
+    std::string seed_text = "1";
     bool two_pass = false, graph_pass = false, fail_graph_pass = false;
     const char* group = "Simulated chip";
     app.add_option("--workload", workload, "What to run (default paged_attention)")
@@ -214,7 +224,9 @@ int main(int argc, char** argv) {
     app.add_option("--chips", chips, "Chips: 1 = one chip (L2); N >= 2 = L3 layout rank<r>/d<k>/")
         ->check(CLI::Range(1u, 16u))
         ->group(group);
-    app.add_option("--seed", seed, "Seed for the inputs (and so for data-routed graphs)")->group(group);
+    app.add_option("--seed", seed_text, "Seed for the inputs (and so for data-routed graphs), in [0, 2^64 - 1]")
+        ->type_name("UINT64")
+        ->group(group);
     app.add_flag("--two-pass", two_pass,
                  "Graph pass (dep_gen only) then timing pass (dep_gen off), both into the same dfx_outputs")
         ->group(group);
@@ -226,11 +238,18 @@ int main(int argc, char** argv) {
     try {
         dfx::parse_with_run_config_flags(app, argc, argv);
     } catch (const CLI::ParseError& e) {
-        if (e.get_exit_code() == 0) return app.exit(e);  // --help
+        if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
         return usage_error(e.what());
     }
+    const auto parsed_seed = parse_u64(seed_text);
+    if (!parsed_seed) return usage_error("--seed: expected an unsigned integer in [0, 2^64 - 1], got '" + seed_text + "'");
+    const std::uint64_t seed = *parsed_seed;
+    if (work_dir.empty()) return usage_error("--work-dir: must not be empty (use . for the current directory)");
+    std::error_code cwd_error;
+    const fs::path absolute_work_dir = fs::absolute(work_dir, cwd_error);
+    if (cwd_error) return usage_error("--work-dir: " + work_dir + ": " + cwd_error.message());
 
-    const fs::path prefix = (fs::absolute(work_dir) / "dfx_outputs").lexically_normal();
+    const fs::path prefix = (absolute_work_dir / "dfx_outputs").lexically_normal();
     dfx::run_config cfg;
     try {
         cfg = dfx::validate(flags.to_input(prefix.string()));

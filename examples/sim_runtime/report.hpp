@@ -47,7 +47,10 @@ inline void print_summary(std::FILE* out, const run_result& r, const char* inden
             any_stall = true;
         }
     if (!any_stall) std::fprintf(out, "%sorchestrator stalls: none (every ring had room)\n", indent);
-    if (!r.fatal.empty()) std::fprintf(out, "%sFATAL: %s\n", indent, r.fatal.c_str());
+    if (!r.fatal.empty()) {  // an error, so on stderr (after the report so far)
+        std::fflush(out);
+        std::fprintf(stderr, "%sFATAL: %s\n", indent, r.fatal.c_str());
+    }
     if (r.check)
         std::fprintf(out, "%skernel check: %s (max error %.3g)%s%s\n", indent, r.check->ok ? "OK" : "MISMATCH",
                      r.check->max_error, r.check->ok ? "" : ": ", r.check->detail.c_str());

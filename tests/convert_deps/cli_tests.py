@@ -289,7 +289,7 @@ def test_html_errors():
     if (d / "deps_viewer.html").exists():
         fail("no page may be written when the layout fails")
     r = run(["deps", "deps.json", "--engine", "neato"], cwd=d)
-    if r.returncode != 2 or r.stderr.strip() != "error: --engine is only valid with --format html":
+    if r.returncode != 2 or r.stderr.strip() != "dfx deps: error: --engine is only valid with --format html":
         fail(f"--engine without html: {r.returncode} {r.stderr!r}")
     r = run(["deps", "deps.json", "--format", "pdf"], cwd=d)
     if r.returncode != 2:
@@ -312,7 +312,7 @@ def test_deps_bad_input():
         (d / name).write_text(text)
         expect_one_error_line(run(["deps", name, "-o", "o.txt"], cwd=d), name, name)
     r = run(["deps", "missing.json"], cwd=d)
-    if r.returncode != 1 or r.stderr.strip() != "missing.json not found.":
+    if r.returncode != 1 or r.stderr.strip() != "dfx deps: error: missing.json not found.":
         fail(f"missing input: {r.returncode} {r.stderr!r}")
     # Entries the reference drops silently are dropped, with one warning.
     (d / "lenient.json").write_text(json.dumps({"edges": [{"pred": "x", "succ": "1"}, 7, {"pred": 1, "succ": "2"}]}))
@@ -472,6 +472,204 @@ def test_large_generated():
     m = re.match(r"Wrote o.txt \((\d+) tasks, (\d+) unique edges, (\d+) annotated edges, format=text\)", r.stdout)
     if not m or not 19000 < int(m.group(1)) < 21000 or int(m.group(2)) < 20000:
         fail(f"stdout {r.stdout!r}")
+
+
+# ---------------------------------------------------------------- robustness and the CLI
+# docs/converters.md "Errors and exit codes": 1 for bad input, 2 for usage, one
+# line "dfx <command>: error: ...", never a signal or a hang.
+
+
+def run_timed(args, cwd, timeout=60, **kw):
+    try:
+        return subprocess.run([DFX, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, **kw)
+    except subprocess.TimeoutExpired:
+        fail(f"{args}: no answer within {timeout} s")
+
+
+def expect_usage_error(r, fragment, what):
+    lines = [line for line in r.stderr.splitlines() if line.strip()]
+    if r.returncode != 2 or len(lines) != 1 or fragment not in lines[0] or "error: " not in lines[0]:
+        fail(f"{what}: want exit 2 and one error line with {fragment!r}; got {r.returncode} {r.stderr!r}")
+
+
+def capture_dir(case, with_outputs=False):
+    d = workdir() / "dfx_outputs"
+    shutil.copytree(CONF / case, d, ignore=None if with_outputs else shutil.ignore_patterns("expected"))
+    for p in d.rglob("*"):
+        p.chmod(0o755 if p.is_dir() else 0o644)
+    return d
+
+
+def test_fifo_and_endless_inputs():
+    """A FIFO nobody writes and /dev/zero end in an error, within a bounded time."""
+    d = workdir()
+    fifo = d / "fifo.json"
+    os.mkfifo(fifo)
+    for args in (["deps", "fifo.json", "-o", "o.txt"], ["swimlane", "fifo.json", "-o", "o.json"],
+                 ["pmu", "fifo.json"], ["scope-stats", "fifo.json"], ["critical-path", "fifo.json"],
+                 ["sched-overhead", "fifo.json"]):
+        r = run_timed(args, d, timeout=40)
+        if r.returncode not in (1, 2) or "fifo.json" not in r.stderr:
+            fail(f"{args}: {r.returncode} {r.stderr!r}")
+    for args in (["pmu", "/dev/zero"], ["scope-stats", "/dev/zero"], ["deps", "/dev/zero", "-o", "o.txt"]):
+        r = run_timed(args, d, timeout=40)
+        expect_one_error_line(r, "/dev/zero", str(args))
+
+
+def test_stdout_write_error():
+    """A full stdout (> /dev/full) is an error in every command that prints."""
+    d = capture_dir("l4_deps")
+    for args in (["swimlane", str(d / "chip_swimlane_records.json"), "-o", str(d / "t.json")],
+                 ["deps", str(d / "deps.json"), "-o", str(d / "d.txt")],
+                 ["pmu", str(d / "pmu.csv")],
+                 ["critical-path", str(d), "--stdout"],
+                 ["sched-overhead", str(d / "chip_swimlane_records.json")],
+                 ["dump", str(d / "args_dump")],
+                 ["scope-stats", str(CONF / "l3_deps" / "scope_stats" / "scope_stats.jsonl"), "-o", str(d / "s.html")]):
+        with open("/dev/full", "w") as full:
+            r = subprocess.run([DFX, *args], cwd=d, stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+        if r.returncode == 0 or "No space left on device" not in r.stderr:
+            fail(f"{args} > /dev/full: exit {r.returncode}, stderr {r.stderr!r}")
+
+
+def test_dangling_records_symlink():
+    d = workdir() / "run"
+    d.mkdir()
+    (d / "chip_swimlane_records.json").symlink_to(d / "gone.json")
+    (d / "deps.json").write_text('{"tasks": [], "edges": []}')
+    (d / "name_map_x.json").write_text('{"callable_id_to_name": {}}')
+    r = run_timed(["critical-path", str(d)], d)
+    expect_one_error_line(r, "chip_swimlane_records.json", "dangling records symlink")
+    if r.returncode != 1:
+        fail(f"dangling records symlink: exit {r.returncode}")
+
+
+def test_output_is_input():
+    """-o naming an input (the same inode: the path, a hard link, a symlink) is refused; the input is untouched."""
+    d = capture_dir("l4_deps")
+    os.link(d / "deps.json", d / "deps_link.json")
+    (d / "records_sym.json").symlink_to(d / "chip_swimlane_records.json")
+    before = {p.name: p.read_bytes() for p in d.iterdir() if p.is_file()}
+    for args in (["deps", "deps.json", "-o", "deps.json"], ["deps", "deps.json", "-o", "deps_link.json"],
+                 ["swimlane", "chip_swimlane_records.json", "-o", "records_sym.json"],
+                 ["swimlane", "chip_swimlane_records.json", "-o", "deps.json"],
+                 ["pmu", "pmu.csv", "-o", "pmu.csv"]):
+        r = run_timed(args, d)
+        if r.returncode == 0 or "is also an input" not in r.stderr:
+            fail(f"{args}: exit {r.returncode} {r.stderr!r}")
+    after = {p.name: p.read_bytes() for p in d.iterdir() if p.is_file()}
+    if before != after:
+        fail("an input was changed")
+
+
+def test_sigterm_removes_temp_file():
+    """SIGTERM while the trace is written: no <out>.tmp.<pid> is left, and the old output stays whole."""
+    import signal
+    import time
+    d = workdir()
+    subprocess.run([sys.executable, str(ROOT / "bench" / "gen_swimlane_records.py"), "60000", str(d)], check=True)
+    out = d / "trace.json"
+    out.write_text("old")
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        p = subprocess.Popen([DFX, "swimlane", "chip_swimlane_records.json", "-o", str(out)], cwd=d,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        tmp = d / f"trace.json.tmp.{p.pid}"
+        deadline = time.monotonic() + 120
+        while not tmp.exists() and p.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.002)
+        if p.poll() is not None:
+            fail("the conversion ended before its temporary file was seen; make the input larger")
+        p.send_signal(sig)
+        p.wait(timeout=60)
+        if p.returncode != -sig:
+            fail(f"{sig.name}: exit {p.returncode}, expected death by the signal")
+        left = [q.name for q in d.iterdir() if ".tmp." in q.name]
+        if left or out.read_text() != "old":
+            fail(f"{sig.name}: left {left}, output {out.read_text()[:20]!r}")
+
+
+def test_all_level2():
+    """dfx all on a level-2 capture without deps.json: skips what does not apply, says why, exits 0."""
+    d = capture_dir("l2_nodeps")
+    r = run_timed(["all", str(d)], d, timeout=300)
+    if r.returncode != 0:
+        fail(f"exit {r.returncode}: {r.stdout} {r.stderr}")
+    for want in ("ok     swimlane", "skipped sched-overhead", "skipped critical-path"):
+        if want not in r.stdout:
+            fail(f"lacks {want!r}: {r.stdout!r}")
+    d = capture_dir("l3_deps")
+    r = run_timed(["all", str(d)], d, timeout=300)
+    if r.returncode != 0 or "ok     critical-path" not in r.stdout or not (d / "critical_path_report.md").exists():
+        fail(f"l3_deps: exit {r.returncode}: {r.stdout} {r.stderr}")
+
+
+def test_cli_conventions():
+    d = capture_dir("l4_deps")
+    r = run_timed(["--version"], d)
+    if r.returncode != 0 or not re.fullmatch(r"dfx \d+\.\d+\.\d+\n", r.stdout):
+        fail(f"--version: {r.returncode} {r.stdout!r}")
+    expect_usage_error(run_timed(["frobnicate"], d), "frobnicate", "unknown subcommand")
+    expect_usage_error(run_timed(["deps", "--format", "pdf"], d), "dfx deps: error: ", "bad choice")
+    expect_usage_error(run_timed(["pmu", "--by", "task"], d), "dfx pmu: error: ", "bad --by")
+    expect_usage_error(run_timed(["critical-path"], d), "dfx critical-path: error: ", "missing argument")
+    expect_usage_error(run_timed(["swimlane", "--no-such-flag"], d), "--no-such-flag", "unknown flag")
+    expect_usage_error(run_timed(["all"], d), "dfx all: error: ", "dfx all without a directory")
+    r = run_timed(["deps", "--help"], d)
+    if r.returncode != 0 or "Usage: dfx deps" not in r.stdout or "reduced_dataflow" not in r.stdout:
+        fail(f"deps --help: {r.stdout[:300]!r}")
+    r = run_timed(["deps", "deps.json", "-o", "-"], d)
+    if r.returncode != 0 or not r.stdout.startswith("Transitive reduction") and "unique_task_edges" not in r.stdout:
+        fail(f"deps -o -: {r.returncode} {r.stdout[:200]!r} {r.stderr!r}")
+    r = run_timed(["swimlane", "chip_swimlane_records.json", "-o", "-"], d)
+    if r.returncode != 0 or not r.stdout.lstrip().startswith("{") or json.loads(r.stdout).get("traceEvents") is None:
+        fail(f"swimlane -o -: {r.returncode} {r.stdout[:200]!r}")
+    r = run_timed(["scope-stats", str(CONF / "l3_deps" / "scope_stats" / "scope_stats.jsonl"), "-o", str(d / "s.html")], d)
+    if r.returncode != 0 or not (d / "s.html").exists():
+        fail(f"scope-stats -o: {r.returncode} {r.stderr!r}")
+    completion = ROOT / "tools" / "dfx" / "dfx.bash-completion"
+    if not completion.exists() or "critical-path" not in completion.read_text():
+        fail("no bash completion script")
+
+
+def test_progress_on_terminal():
+    """A conversion longer than 2 s shows progress on a terminal's stderr, and nothing extra on a pipe."""
+    import pty
+    d = workdir()
+    subprocess.run([sys.executable, str(ROOT / "bench" / "gen_swimlane_records.py"), "30000", str(d)], check=True)
+    args = [DFX, "swimlane", "chip_swimlane_records.json", "-o", "t.json"]
+    main_fd, tty_fd = pty.openpty()
+    p = subprocess.Popen(args, cwd=d, stdout=subprocess.DEVNULL, stderr=tty_fd)
+    os.close(tty_fd)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(main_fd, 4096)
+        except OSError:  # the terminal closed with the process
+            break
+        if not chunk:
+            break
+        seen += chunk
+    p.wait(timeout=300)
+    os.close(main_fd)
+    if p.returncode != 0 or b"MB read" not in seen:
+        fail(f"terminal: exit {p.returncode}, stderr {seen[-300:]!r}")
+    r = run_timed(args[1:], d, timeout=300)
+    if r.returncode != 0 or "MB read" in r.stderr or "\r" in r.stderr:
+        fail(f"pipe: exit {r.returncode}, stderr {r.stderr[-300:]!r}")
+
+
+def test_directory_inputs():
+    """Every command takes the dfx_outputs directory in place of its file."""
+    d = capture_dir("l4_deps")
+    for args, made in ((["swimlane", str(d)], "merged_swimlane.json"), (["deps", str(d)], "deps_viewer.txt"),
+                       (["sched-overhead", str(d)], None), (["pmu", str(d)], None), (["critical-path", str(d)], None),
+                       (["dump", str(d)], None),
+                       (["scope-stats", str(capture_dir("l3_deps"))], None)):
+        r = run_timed(args, d)
+        if r.returncode != 0:
+            fail(f"{args}: exit {r.returncode} {r.stderr!r}")
+        if made and not (d / made).exists():
+            fail(f"{args}: no {made}")
 
 
 TESTS = {name[5:]: fn for name, fn in globals().items() if name.startswith("test_")}

@@ -240,6 +240,35 @@ TEST_CASE("for_each_file_block reads a pipe as it arrives, and names a file it c
                          "/nonexistent/deps.json: cannot open: No such file or directory", input_error);
 }
 
+TEST_CASE("for_each_file_block: a file that shrinks while it is read is an error naming it, not SIGBUS") {
+    const std::size_t block = std::size_t{1} << 20;
+    const std::string path = write_temp(std::string(3 * block, ' '));
+    std::size_t calls = 0;
+    CHECK_THROWS_WITH_AS(for_each_file_block(path, block,
+                                             [&](char* p, std::size_t n, std::uint64_t) {
+                                                 ++calls;
+                                                 REQUIRE(::truncate(path.c_str(), 0) == 0);
+                                                 // The mapped pages are gone: reading them faulted before.
+                                                 volatile char sum = 0;
+                                                 for (std::size_t i = 0; i < n; i += 4096) sum = static_cast<char>(sum + p[i]);
+                                                 CHECK(sum == 0);
+                                             }),
+                         (path + ": the file shrank while it was read").c_str(), input_error);
+    CHECK(calls == 1);
+    std::filesystem::remove(path);
+}
+
+TEST_CASE("for_each_file_block: a FIFO with no writer and a device are errors within a bounded time") {
+    const std::string fifo = (std::filesystem::temp_directory_path() / "dfx-units-fifo-nowriter").string();
+    std::filesystem::remove(fifo);
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    CHECK_THROWS_WITH_AS(for_each_file_block(fifo, 64, [](char*, std::size_t, std::uint64_t) {}),
+                         doctest::Contains((fifo + ": a pipe with no data").c_str()), input_error);
+    std::filesystem::remove(fifo);
+    CHECK_THROWS_WITH_AS(for_each_file_block("/dev/zero", 64, [](char*, std::size_t, std::uint64_t) {}),
+                         doctest::Contains("/dev/zero: not a regular file"), input_error);
+}
+
 TEST_CASE("json_object_stream gives the same members whether the last block is mapped or read") {
     const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
     const std::string doc = R"({"a": [{"k": "v"}, [1, 2], 3], "b": {"c": [true]}})";

@@ -112,7 +112,7 @@ TEST_CASE("bad input: one error naming the file and line") {
     CHECK(error_of("{\"version\": 6}\n{\"site\": \"a:1\", \"phase\": \"end\", \"ring\": 0, \"heap_start\": \"x\"}\n")
               .find("\"heap_start\": expected a number") != std::string::npos);
     CHECK_THROWS_WITH_AS(dfx::convert::read_scope_stats("/nonexistent/scope_stats.jsonl"),
-                         "/nonexistent/scope_stats.jsonl: cannot open", dfx::convert::input_error);
+                         "/nonexistent/scope_stats.jsonl: cannot open: No such file or directory", dfx::convert::input_error);
 }
 
 TEST_CASE("long runs are drawn as a min/max envelope with the exact peak, in bounded size") {

@@ -9,7 +9,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include <sys/inotify.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -117,6 +119,50 @@ TEST_CASE("commit replaces an earlier output, which stays whole until then") {
         w.append("lost");
     }
     CHECK(swimlane_test::slurp(path) == "new");
+}
+
+TEST_CASE("commit renames over the earlier output: the path is never missing") {
+    // inotify sees an unlink of the target (IN_DELETE) exactly when there
+    // was a moment without it; a rename over it is IN_MOVED_TO alone.
+    scratch_dir dir;
+    const auto path = dir.file("trace.json");
+    std::ofstream(path) << "old";
+    const int watch = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    REQUIRE(watch >= 0);
+    REQUIRE(::inotify_add_watch(watch, std::filesystem::path(path).parent_path().c_str(), IN_DELETE | IN_MOVED_TO) >= 0);
+    {
+        dfx::convert::json_file_writer w(path);
+        w.append("new");
+        w.commit();
+    }
+    bool deleted = false, moved_in = false;
+    alignas(inotify_event) char events[4096];
+    for (ssize_t n; (n = ::read(watch, events, sizeof events)) > 0;) {
+        for (char* p = events; p < events + n;) {
+            const auto* e = reinterpret_cast<const inotify_event*>(p);
+            const std::string name = e->len ? e->name : "";
+            if (name == "trace.json" && (e->mask & IN_DELETE)) deleted = true;
+            if (name == "trace.json" && (e->mask & IN_MOVED_TO)) moved_in = true;
+            p += sizeof(inotify_event) + e->len;
+        }
+    }
+    ::close(watch);
+    CHECK(moved_in);
+    CHECK_FALSE(deleted);
+    CHECK(swimlane_test::slurp(path) == "new");
+}
+
+TEST_CASE("an output that is an input of the run is refused, the input untouched") {
+    scratch_dir dir;
+    const auto input = dir.file("records.json");
+    std::ofstream(input) << "{}";
+    dfx::convert::require_regular_file(input);  // as the readers do when they open it
+    const auto link = dir.file("link.json");
+    std::filesystem::create_symlink(input, link);
+    CHECK_THROWS_WITH_AS(dfx::convert::json_file_writer{link},
+                         (link + ": is also an input of this run; choose another output").c_str(),
+                         dfx::convert::input_error);
+    CHECK(swimlane_test::slurp(input) == "{}");
 }
 
 TEST_CASE("output larger than a block arrives whole and in order") {

@@ -4,7 +4,7 @@
 Every case writes a broken input next to a valid deps.json, runs the converter and
 checks that it
   - exits with status 1 (never a crash signal or a hang: each run has a timeout),
-  - prints exactly one line on stderr, starting "Error: ", naming the file and
+  - prints exactly one line on stderr, starting "dfx <command>: error: ", naming the file and
     containing the expected fragment of the explanation,
   - leaves no output file behind (the trace is written atomically).
 
@@ -103,8 +103,8 @@ def check(dfx, tmp, name, args, expected_fragment, file_named, failures):
         problems.append(f"exit status {run.returncode} (expected 1)")
     if len(err) != 1:
         problems.append(f"{len(err)} stderr lines (expected 1): {err[:3]}")
-    elif not err[0].startswith("Error: ") or expected_fragment not in err[0] or file_named not in err[0]:
-        problems.append(f"stderr {err[0]!r} lacks 'Error: ', {file_named!r} or {expected_fragment!r}")
+    elif not err[0].startswith(f"dfx {args[0]}: error: ") or expected_fragment not in err[0] or file_named not in err[0]:
+        problems.append(f"stderr {err[0]!r} lacks 'dfx {args[0]}: error: ', {file_named!r} or {expected_fragment!r}")
     if os.path.exists(out):
         problems.append("an output file was left behind")
     if problems:
@@ -145,6 +145,18 @@ def main(argv):
               ["sched-overhead", "--chip-swimlane-records-json", "records.json", "--deps-json", "bad_deps.json"],
               "failed to read deps.json", "bad_deps.json", failures)
 
+        # Inputs that are not files: never a hang, never a signal (check() has a timeout).
+        fifo = os.path.join(tmp, "fifo.json")
+        os.mkfifo(fifo)
+        for args in (["swimlane", "fifo.json"], ["sched-overhead", "fifo.json"]):
+            check(dfx, tmp, f"FIFO without a writer ({args[0]})", args, "a pipe with no data", "fifo.json", failures)
+            check(dfx, tmp, f"/dev/zero ({args[0]})", [args[0], "/dev/zero"], "not a regular file", "/dev/zero", failures)
+        os.mkdir(os.path.join(tmp, "empty_dir"))
+        check(dfx, tmp, "directory without records", ["swimlane", "empty_dir"], "not found",
+              "empty_dir/chip_swimlane_records.json", failures)
+        os.symlink(os.path.join(tmp, "gone.json"), os.path.join(tmp, "dangling.json"))
+        check(dfx, tmp, "dangling symlink", ["swimlane", "dangling.json"], "not found", "dangling.json", failures)
+
         # For the converter a broken deps.json is only a warning: it still converts.
         run = subprocess.run([dfx, "swimlane", "records.json", "--deps-json", "bad_deps.json", "-o", "ok.json"],
                              cwd=tmp, capture_output=True, text=True, timeout=60, check=False)
@@ -175,7 +187,7 @@ def main(argv):
 
     for f in failures:
         print("FAIL " + f)
-    print(f"{len(CASES) * 2 + 8 - len(failures)} passed, {len(failures)} failed")
+    print(f"{len(CASES) * 2 + 14 - len(failures)} passed, {len(failures)} failed")
     return 1 if failures else 0
 
 

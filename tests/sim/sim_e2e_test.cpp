@@ -461,6 +461,12 @@ TEST_CASE("flag errors name the flag and exit 2") {
         {{"--enable-chip-swimlane", "--enable-l2-swimlane"}, "--enable-l2-swimlane"},
         {{"--dump-args", "3"}, "--dump-args: must be a dump level in [0, 2]"},
         {{"--enable-pmu", "3"}, "--enable-pmu: must be 0 (off) or a PMU event type"},
+        {{"--seed", "-1"}, "--seed: expected an unsigned integer"},
+        {{"--seed", "18446744073709551616"}, "--seed: expected an unsigned integer"},
+        {{"--seed", ""}, "--seed: expected an unsigned integer"},
+        {{"--enable-chip-swimlane=5"}, "--enable-chip-swimlane: takes no value"},
+        {{"--enable-dep-gen=0"}, "--enable-dep-gen: takes no value"},
+        {{"--chip-swimlane-level", ""}, "--chip-swimlane-level"},
     };
     int i = 0;
     for (const auto& flag_case : cases) {
@@ -470,10 +476,29 @@ TEST_CASE("flag errors name the flag and exit 2") {
         const sim_run r = run_sim("flags_" + std::to_string(i++), args);
         CHECK(r.status == 2);
         CHECK(contains(r.err, "dfx-sim: error: "));
+        // One line, the last (a deprecation warning may come before it).
+        const std::size_t at = r.err.find("dfx-sim: error: ");
+        CHECK((at != std::string::npos && r.err.find('\n', at) == r.err.size() - 1));
         CHECK(contains(r.err, message));
         CHECK(r.out.empty());  // nothing ran
         CHECK(!fs::exists(r.outputs()));
     }
+}
+
+TEST_CASE("flag errors: an empty --work-dir is one line naming the flag") {
+    const fs::path err = scratch() / "empty_work_dir.err";
+    fs::create_directories(scratch());
+    const int status = std::system((quote(DFX_SIM_EXE) + " --work-dir '' > /dev/null 2> " + quote(err.string())).c_str());
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 2);
+    CHECK(read_text(err) == "dfx-sim: error: --work-dir: must not be empty (use . for the current directory)\n");
+}
+
+TEST_CASE("flag errors: --version prints the project version") {
+    const sim_run r = run_sim("version", {"--version"});
+    CHECK(r.status == 0);
+    CHECK(r.out.rfind("dfx-sim ", 0) == 0);
+    CHECK(std::count(r.out.begin(), r.out.end(), '.') == 2);
 }
 
 TEST_CASE("a small task window stalls the orchestrator; scope stats shows the window") {
@@ -492,15 +517,18 @@ TEST_CASE("a ring too small for what an open scope holds is fatal, and scope sta
     const sim_run r = run_sim("ring_fatal", {"--ring-task-window", "4", "--enable-scope-stats", "--enable-dep-gen"});
     CAPTURE(r.out);
     CHECK(r.status == 1);
-    CHECK(contains(r.out, "FATAL: ring_task_window of ring 2 (4) is too small"));
-    CHECK(contains(r.out, "Raise --ring-task-window"));
+    CAPTURE(r.err);
+    // FATAL is an error: on stderr, not in the report on stdout.
+    CHECK(contains(r.err, "FATAL: ring_task_window of ring 2 (4) is too small"));
+    CHECK(contains(r.err, "Raise --ring-task-window"));
+    CHECK(!contains(r.out, "FATAL"));
     CHECK(contains(r.out, "kernel check: not run"));
     check_accounting(r.out, "scope stats");
     check_scope_stats(r.outputs() / "scope_stats" / "scope_stats.jsonl", 3, /*fatal=*/true);
     // The heap knob is honoured the same way: a 16 KiB output cannot fit 1 KiB.
     const sim_run h = run_sim("heap_fatal", {"--workload", "spmd", "--ring-heap", "1024"});
     CHECK(h.status == 1);
-    CHECK(contains(h.out, "FATAL: ring_heap of ring 1 (1024) is too small"));
+    CHECK(contains(h.err, "FATAL: ring_heap of ring 1 (1024) is too small"));
 }
 
 TEST_CASE("two-pass: the graph from a child process, the timing with dep_gen off, same dfx_outputs") {

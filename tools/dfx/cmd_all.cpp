@@ -3,6 +3,13 @@
 // process per conversion, so one bad artefact cannot take the others down),
 // with a progress line on a terminal and a summary at the end.
 //
+// A converter whose inputs are absent or below the level it needs is skipped
+// with the reason (sched-overhead needs deps.json and chip_swimlane_level >= 3;
+// critical-path needs records, deps.json and a name map in one directory), and
+// the exit status is 0 when every conversion that applied succeeded.
+// critical-path runs last, over the whole tree, so it finds the merged traces
+// the swimlane conversions wrote.
+//
 // In an L3 tree each dispatch is labelled through its own program: the
 // dispatch's dispatch_program.json names it, and that dispatch's name map
 // (written for that program) gives the names. A dispatch whose program
@@ -15,6 +22,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -31,6 +39,7 @@
 #include <simdjson.h>
 
 #include "commands.hpp"
+#include "dfx/convert/common/input_error.hpp"
 
 extern char** environ;
 
@@ -47,6 +56,7 @@ struct job {
     std::string label;              // what the progress line and the summary show
     std::vector<std::string> args;  // dfx arguments (without argv[0])
     fs::path stdout_file;           // where its stdout goes (empty: discarded)
+    std::string skipped;            // why it does not apply (then it is not run)
     int exit_code = -1;
     std::string errors;             // its stderr
 };
@@ -59,6 +69,22 @@ std::optional<std::string> dispatch_program(const fs::path& dir) {
     std::string_view program;
     if (doc["program"].get(program) || program.empty()) return std::nullopt;
     return std::string(program);
+}
+
+// chip_swimlane_level of a records file, when its first 64 KiB say it (the
+// writers put it first). Unknown: let the converter itself judge the file.
+std::optional<int> records_level(const fs::path& records) {
+    std::ifstream in(records, std::ios::binary);
+    std::string head(64 * 1024, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(in.gcount()));
+    const std::size_t key = head.find("\"chip_swimlane_level\"");
+    if (key == std::string::npos) return std::nullopt;
+    std::size_t i = head.find_first_not_of(" \t\r\n", key + 21);
+    if (i == std::string::npos || head[i] != ':') return std::nullopt;
+    i = head.find_first_not_of(" \t\r\n", i + 1);
+    if (i == std::string::npos || !std::isdigit(static_cast<unsigned char>(head[i]))) return std::nullopt;
+    return head[i] - '0';
 }
 
 bool is_dispatch_dir(const fs::path& p) {
@@ -108,8 +134,14 @@ std::vector<job> jobs_for(const fs::path& unit, bool l3_dispatch, const fs::path
                 j.args.insert(j.args.end(), {"--func-names", anonymous_name_map(scratch).string()});
         }
         jobs.push_back(j);
-        jobs.emplace_back("sched-overhead " + where, std::vector<std::string>{"sched-overhead", records.string()},
-                          unit / "sched_overhead.txt");
+        job& sched = jobs.emplace_back("sched-overhead " + where, std::vector<std::string>{"sched-overhead", records.string()},
+                                       unit / "sched_overhead.txt");
+        const auto level = records_level(records);
+        if (!fs::exists(unit / "deps.json"))
+            sched.skipped = "no deps.json (capture one with dep_gen on: dfx-sim --enable-dep-gen)";
+        else if (level && *level < 3)
+            sched.skipped = "chip_swimlane_level " + std::to_string(*level) +
+                            " (the scheduler phases it reads are recorded from level 3: --enable-chip-swimlane=3)";
     }
     if (fs::exists(unit / "deps.json")) jobs.emplace_back("deps " + where, std::vector<std::string>{"deps", (unit / "deps.json").string()});
     if (fs::exists(unit / "scope_stats" / "scope_stats.jsonl"))
@@ -122,6 +154,20 @@ std::vector<job> jobs_for(const fs::path& unit, bool l3_dispatch, const fs::path
         jobs.emplace_back("pmu " + where, std::vector<std::string>{"pmu", (unit / "pmu.csv").string(), "-o",
                                                                    (unit / "pmu_summary.txt").string()});
     return jobs;
+}
+
+// critical-path over the whole tree, or why it does not apply.
+job critical_path_job(const fs::path& root, const std::vector<fs::path>& units) {
+    job j("critical-path " + root.string(), {"critical-path", root.string()}, root / "critical_path.txt");
+    const bool applies = std::any_of(units.begin(), units.end(), [](const fs::path& u) {
+        std::error_code ec;
+        if (!fs::exists(u / "chip_swimlane_records.json", ec) || !fs::exists(u / "deps.json", ec)) return false;
+        for (const auto& e : fs::directory_iterator(u, ec))
+            if (e.path().filename().string().rfind("name_map", 0) == 0 && e.path().extension() == ".json") return true;
+        return false;
+    });
+    if (!applies) j.skipped = "needs chip_swimlane_records.json, deps.json and a name_map*.json in one directory";
+    return j;
 }
 
 std::string read_all(const fs::path& p) {
@@ -167,56 +213,74 @@ void add_all(CLI::App& app) {
     auto* cmd = app.add_subcommand("all", "Every applicable converter over a dfx_outputs tree (L3 trees included), in parallel");
     static std::string root;
     static unsigned parallel = 0;
-    cmd->add_option("dir", root, "A dfx_outputs directory")->required()->check(CLI::ExistingDirectory);
+    cmd->add_option("dir", root, "A dfx_outputs directory (L3: with rank<r>/d<k>/ below it)")
+        ->required()
+        ->check(CLI::ExistingDirectory);
     cmd->add_option("-j,--jobs", parallel, "Conversions run at once (default: the number of cores)");
     cmd->callback([] {
         const fs::path scratch = fs::temp_directory_path() / ("dfx-all-" + std::to_string(::getpid()));
         fs::create_directories(scratch);
         std::vector<job> jobs;
-        for (const auto& unit : units_of(root)) {
+        const std::vector<fs::path> units = units_of(root);
+        for (const auto& unit : units) {
             auto more = jobs_for(unit, unit != fs::path(root), scratch);
             jobs.insert(jobs.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
         }
         if (jobs.empty()) {
             std::error_code ignored;
             fs::remove_all(scratch, ignored);
-            std::fprintf(stderr, "dfx all: nothing to convert under %s (no chip_swimlane_records.json, deps.json, "
-                                 "scope_stats/, args_dump/ or pmu.csv)\n", root.c_str());
-            exit_code = 1;
-            return;
+            throw dfx::convert::input_error("nothing to convert under " + root + " (no chip_swimlane_records.json, "
+                                            "deps.json, scope_stats/, args_dump/ or pmu.csv)");
         }
+        // critical-path last: it reads the merged traces the swimlane jobs write.
+        std::vector<job> last{critical_path_job(root, units)};
         const std::string self = fs::read_symlink("/proc/self/exe").string();
         const bool terminal = ::isatty(STDERR_FILENO);
         const unsigned workers = std::max(1u, parallel ? parallel : std::thread::hardware_concurrency());
-        std::atomic<std::size_t> next{0}, done{0};
+        std::size_t total = 0;
+        for (const auto* batch : {&jobs, &last})
+            total += static_cast<std::size_t>(std::count_if(batch->begin(), batch->end(), [](const job& j) { return j.skipped.empty(); }));
+        std::atomic<std::size_t> done{0};
         std::mutex progress;
-        std::vector<std::thread> pool;
-        for (unsigned w = 0; w < std::min<std::size_t>(workers, jobs.size()); ++w)
-            pool.emplace_back([&] {
-                for (std::size_t i; (i = next++) < jobs.size();) {
-                    run(jobs[i], self, scratch);
-                    const std::size_t finished = ++done;
-                    if (terminal) {
-                        std::lock_guard lock(progress);
-                        std::fprintf(stderr, "\r\033[K[%zu/%zu] %s", finished, jobs.size(), jobs[i].label.c_str());
+        for (auto* batch : {&jobs, &last}) {
+            std::vector<job*> todo;
+            for (job& j : *batch)
+                if (j.skipped.empty()) todo.push_back(&j);
+            std::atomic<std::size_t> next{0};
+            std::vector<std::thread> pool;
+            for (unsigned w = 0; w < std::min<std::size_t>(workers, todo.size()); ++w)
+                pool.emplace_back([&] {
+                    for (std::size_t i; (i = next++) < todo.size();) {
+                        run(*todo[i], self, scratch);
+                        const std::size_t finished = ++done;
+                        if (terminal) {
+                            std::lock_guard lock(progress);
+                            std::fprintf(stderr, "\r\033[K[%zu/%zu] %s", finished, total, todo[i]->label.c_str());
+                        }
                     }
-                }
-            });
-        for (auto& t : pool) t.join();
+                });
+            for (auto& t : pool) t.join();
+        }
         if (terminal) std::fprintf(stderr, "\r\033[K");
         std::error_code ec;
         fs::remove_all(scratch, ec);
 
-        std::size_t failed = 0;
-        for (const auto& j : jobs) {
-            std::printf("%-6s %s\n", j.exit_code == 0 ? "ok" : "FAILED", j.label.c_str());
-            if (j.exit_code != 0) {
-                ++failed;
-                std::printf("       exit %d: %s", j.exit_code, j.errors.empty() ? "(no message)\n" : j.errors.c_str());
-                if (!j.errors.empty() && j.errors.back() != '\n') std::printf("\n");
+        std::size_t failed = 0, skipped = 0;
+        for (const auto* batch : {&jobs, &last})
+            for (const auto& j : *batch) {
+                if (!j.skipped.empty()) {
+                    ++skipped;
+                    std::printf("skipped %s: %s\n", j.label.c_str(), j.skipped.c_str());
+                    continue;
+                }
+                std::printf("%-6s %s\n", j.exit_code == 0 ? "ok" : "FAILED", j.label.c_str());
+                if (j.exit_code != 0) {
+                    ++failed;
+                    std::printf("       exit %d: %s", j.exit_code, j.errors.empty() ? "(no message)\n" : j.errors.c_str());
+                    if (!j.errors.empty() && j.errors.back() != '\n') std::printf("\n");
+                }
             }
-        }
-        std::printf("%zu conversions, %zu failed\n", jobs.size(), failed);
+        std::printf("%zu conversions, %zu failed, %zu skipped\n", total, failed, skipped);
         exit_code = failed ? 1 : 0;
     });
 }

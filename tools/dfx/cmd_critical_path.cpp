@@ -5,14 +5,18 @@
 #include <cstdio>
 #include <exception>
 #include <filesystem>
+#include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "cli_common.hpp"
 #include "commands.hpp"
+#include "progress.hpp"
 #include "dfx/convert/common/json_writer.hpp"
 #include "dfx/convert/deps/critical_path.hpp"
 
@@ -31,12 +35,6 @@ struct cp_args {
 
 const char* const record_names[] = {"chip_swimlane_records.json", "l2_perf_records.json"};
 
-std::optional<fs::path> records_in(const fs::path& d) {
-    for (const char* n : record_names)
-        if (fs::exists(d / n)) return d / n;
-    return std::nullopt;
-}
-
 // Newest <prefix>*.json regular file in `d`, by (mtime, name).
 std::optional<fs::path> newest(const fs::path& d, const std::string& prefix) {
     std::optional<fs::path> best;
@@ -44,8 +42,9 @@ std::optional<fs::path> newest(const fs::path& d, const std::string& prefix) {
     std::error_code ec;
     for (fs::directory_iterator it(d, ec), end; !ec && it != end; it.increment(ec)) {
         const std::string n = it->path().filename().string();
-        if (n.rfind(prefix, 0) != 0 || n.size() < 5 || n.substr(n.size() - 5) != ".json" || !it->is_regular_file()) continue;
-        const auto t = fs::last_write_time(it->path());
+        if (n.rfind(prefix, 0) != 0 || n.size() < 5 || n.substr(n.size() - 5) != ".json" || !it->is_regular_file(ec)) continue;
+        const auto t = fs::last_write_time(it->path(), ec);
+        if (ec) continue;
         if (!best || t > best_t || (t == best_t && n > best->filename().string())) {
             best = it->path();
             best_t = t;
@@ -54,44 +53,51 @@ std::optional<fs::path> newest(const fs::path& d, const std::string& prefix) {
     return best;
 }
 
-int run(const cp_args& a) {
+// A run directory's inputs, as found by name: the records path is kept even
+// when it does not resolve (a dangling symlink), so reading it names it.
+struct run_dir {
+    fs::path records, name_map;
+};
+
+void run(const cp_args& a) {
+    const progress_reporter progress("critical-path");
     std::error_code ec;
     fs::path root = fs::absolute(a.build_dir, ec).lexically_normal();
-    if (!fs::exists(root, ec)) {
-        std::fprintf(stderr, "error: path not found: %s\n", root.c_str());
-        return 2;
+    if (!fs::exists(root, ec)) throw usage_error("path not found: " + root.string());
+    if (!fs::is_directory(root, ec)) {
+        if (!fs::is_regular_file(root, ec)) throw usage_error(root.string() + ": neither a directory nor a file");
+        root = root.parent_path();  // a file means its directory
     }
-    if (fs::is_regular_file(root)) root = root.parent_path();
     if (root.filename().empty()) root = root.parent_path();  // drop a trailing '/'
-    if (a.report.empty() || a.report.find('/') != std::string::npos || a.report == "." || a.report == "..") {
-        std::fprintf(stderr, "error: --report must be a filename, not a path\n");
-        return 2;
-    }
-    std::set<fs::path> dirs;
+    const bool report_to_stdout = a.report == "-";
+    if (a.report.empty() || (!report_to_stdout && a.report.find('/') != std::string::npos) || a.report == "." ||
+        a.report == "..")
+        throw usage_error("--report/-o must be a filename (or - for stdout), not a path");
+    std::map<fs::path, run_dir> dirs;
     for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
         const std::string n = it->path().filename().string();
         if (n != record_names[0] && n != record_names[1]) continue;
         const fs::path d = it->path().parent_path();
-        if (fs::exists(d / "deps.json") && newest(d, "name_map")) dirs.insert(d);
+        if (dirs.count(d) > 0 || !fs::exists(d / "deps.json", ec)) continue;
+        if (auto names = newest(d, "name_map")) dirs.emplace(d, run_dir{it->path(), *names});
     }
-    if (dirs.empty()) {
-        std::fprintf(stderr,
-                     "error: no chip_swimlane_records.json (+deps.json+name_map*.json) found under %s. "
-                     "Did the run use --enable-chip-swimlane?\n",
-                     root.c_str());
-        return 2;
-    }
+    if (dirs.empty())
+        throw usage_error("no chip_swimlane_records.json (+deps.json+name_map*.json) found under " + root.string() +
+                          ". Did the run record the chip swimlane (dfx-sim --enable-chip-swimlane, or "
+                          "chip_swimlane_level >= 1 in the run config) and dep_gen (--enable-dep-gen)?");
     std::vector<deps::cp_result> results;
     std::vector<std::string> reports, traces;
     bool trace_errors = false;
-    for (const fs::path& d : dirs) {
+    for (const auto& [d, in] : dirs) {
         const std::string label = d == root ? d.filename().string() : fs::relative(d, root).string();
-        results.push_back(deps::analyze_critical_path(d, *records_in(d), *newest(d, "name_map"), label, a.tol));
-        const std::string report_path = (d / a.report).string();
-        dfx::convert::json_file_writer out(report_path);
-        out.append(deps::render_cp_report({results.back()}, static_cast<std::size_t>(std::max(0LL, a.top))));
-        out.commit();
-        reports.push_back(report_path);
+        results.push_back(deps::analyze_critical_path(d, in.records, in.name_map, label, a.tol));
+        if (!report_to_stdout) {
+            const std::string report_path = (d / a.report).string();
+            dfx::convert::json_file_writer out(report_path);
+            out.append(deps::render_cp_report({results.back()}, static_cast<std::size_t>(std::max(0LL, a.top))));
+            out.commit();
+            reports.push_back(report_path);
+        }
         const auto merged = newest(d, "merged_swimlane");
         if (!merged) {
             std::fprintf(stderr, "Warning: no merged_swimlane*.json in %s; skipped Perfetto critical-path traces\n", d.c_str());
@@ -100,7 +106,7 @@ int run(const cp_args& a) {
         try {
             for (const std::string& t : deps::write_cpm_traces(merged->string(), d.string(), results.back())) traces.push_back(t);
         } catch (const std::exception& e) {
-            std::fprintf(stderr, "error: invalid merged_swimlane*.json in %s: %s\n", d.c_str(), e.what());
+            std::fprintf(stderr, "dfx critical-path: error: invalid merged_swimlane*.json in %s: %s\n", d.c_str(), e.what());
             trace_errors = true;
         }
     }
@@ -108,8 +114,10 @@ int run(const cp_args& a) {
     for (const auto& r : results) fmt::print("{}\n", deps::render_cp_summary(r));
     for (const auto& p : reports) fmt::print("Report written to: {}\n", p);
     for (const auto& p : traces) fmt::print("Perfetto trace written to: {}\n", p);
-    if (a.to_stdout) fmt::print("\n{}\n", deps::render_cp_report(results, static_cast<std::size_t>(std::max(0LL, a.top))));
-    return trace_errors ? 2 : 0;
+    if (a.to_stdout || report_to_stdout)
+        fmt::print("\n{}\n", deps::render_cp_report(results, static_cast<std::size_t>(std::max(0LL, a.top))));
+    // A merged trace that cannot be highlighted is bad input, after the rest was done.
+    exit_code = trace_errors ? 1 : 0;
 }
 
 }  // namespace
@@ -118,18 +126,13 @@ void add_critical_path(CLI::App& app) {
     auto a = std::make_shared<cp_args>();
     auto* cmd = app.add_subcommand("critical-path", "Static CPM and observed critical path of each run directory");
     cmd->add_option("build_dir", a->build_dir, "Run directory (searched recursively); a file means its directory")->required();
-    cmd->add_option("--report", a->report, "Report file name, written beside each records file (default critical_path_report.md)");
+    cmd->add_option("-o,--output,--report", a->report,
+                    "Report file name, written beside each records file (default critical_path_report.md); - prints "
+                    "the report to stdout instead");
     cmd->add_option("--top", a->top, "Rows in the kernel-family table (default 25)");
     cmd->add_option("--tol", a->tol, "Tick tolerance for 'finished before' (default 2)");
     cmd->add_flag("--stdout", a->to_stdout, "Also print the full report");
-    cmd->callback([a] {
-        try {
-            exit_code = run(*a);
-        } catch (const std::exception& e) {
-            std::fprintf(stderr, "dfx critical-path: error: %s\n", e.what());
-            exit_code = 1;
-        }
-    });
+    cmd->callback([a] { run(*a); });
 }
 
 }  // namespace dfx::cli

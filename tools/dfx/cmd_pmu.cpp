@@ -8,7 +8,9 @@
 
 #include <fmt/format.h>
 
+#include "cli_common.hpp"
 #include "commands.hpp"
+#include "progress.hpp"
 #include "dfx/convert/common/json_writer.hpp"
 #include "dfx/convert/common/py_path.hpp"
 #include "dfx/convert/deps/name_map.hpp"
@@ -22,19 +24,13 @@ struct pmu_args {
     std::string input = "pmu.csv", func_names, by = "all", output;
 };
 
-int run(CLI::App& cmd, const pmu_args& a) {
+void run(CLI::App& cmd, const pmu_args& a) {
     namespace fs = std::filesystem;
     namespace conv = dfx::convert;
-    if (a.by != "all" && a.by != "kernel" && a.by != "core") {
-        std::fprintf(stderr, "error: argument --by: invalid choice: '%s' (choose from 'all', 'kernel', 'core')\n", a.by.c_str());
-        return 2;
-    }
-    const std::string input = conv::py_path(a.input);
+    const progress_reporter progress("pmu");
+    const std::string input = conv::py_path(file_in(a.input, {"pmu.csv"}));
     std::error_code ec;
-    if (!fs::exists(input, ec)) {
-        std::fprintf(stderr, "%s not found.\n", input.c_str());
-        return 1;
-    }
+    if (!fs::exists(input, ec)) throw conv::input_error(input + " not found.");
     conv::deps::name_map names;
     if (cmd.count("--func-names") > 0) {
         names = conv::deps::load_name_map(a.func_names);
@@ -45,7 +41,7 @@ int run(CLI::App& cmd, const pmu_args& a) {
     }
     const conv::pmu::pmu_summary s = conv::pmu::summarize_pmu_csv(input);
     const std::string text = conv::pmu::render_pmu_summary(s, input, names, a.by != "core", a.by != "kernel");
-    if (cmd.count("--output") > 0) {
+    if (cmd.count("--output") > 0 && a.output != "-") {
         conv::json_file_writer out(a.output);
         out.append(text);
         out.commit();
@@ -53,7 +49,7 @@ int run(CLI::App& cmd, const pmu_args& a) {
     } else {
         fmt::print("{}", text);
     }
-    return 0;
+    exit_code = 0;
 }
 
 }  // namespace
@@ -61,18 +57,11 @@ int run(CLI::App& cmd, const pmu_args& a) {
 void add_pmu(CLI::App& app) {
     auto a = std::make_shared<pmu_args>();
     auto* cmd = app.add_subcommand("pmu", "Per-kernel and per-core summary of pmu.csv");
-    cmd->add_option("input", a->input, "pmu.csv (default: ./pmu.csv)");
+    cmd->add_option("input", a->input, "pmu.csv, or the directory holding it (default: ./pmu.csv)");
     cmd->add_option("--func-names", a->func_names, "Name map JSON (default: name_map*.json beside the input)");
-    cmd->add_option("--by", a->by, "Tables to print: all (default), kernel, core");
-    cmd->add_option("-o,--output", a->output, "Write the summary to this file instead of stdout");
-    cmd->callback([cmd, a] {
-        try {
-            exit_code = run(*cmd, *a);
-        } catch (const std::exception& e) {
-            std::fprintf(stderr, "dfx pmu: error: %s\n", e.what());
-            exit_code = 1;
-        }
-    });
+    cmd->add_option("--by", a->by, "Tables to print (default all)")->check(CLI::IsMember({"all", "kernel", "core"}));
+    cmd->add_option("-o,--output", a->output, "Write the summary to this file instead of stdout (- is stdout)");
+    cmd->callback([cmd, a] { run(*cmd, *a); });
 }
 
 }  // namespace dfx::cli

@@ -11,7 +11,9 @@
 
 #include <fmt/format.h>
 
+#include "cli_common.hpp"
 #include "commands.hpp"
+#include "progress.hpp"
 #include "dfx/convert/swimlane/deps_graph.hpp"
 #include "dfx/convert/swimlane/input_paths.hpp"
 #include "dfx/convert/swimlane/perf_data.hpp"
@@ -22,6 +24,9 @@ namespace dfx::cli {
 namespace {
 
 namespace sw = dfx::convert::swimlane;
+
+// Part 5 (the scheduler loop) reads the scheduler phases, recorded from level 3 on.
+constexpr int min_level = 3;
 
 struct sched_args {
     std::string records;
@@ -37,28 +42,25 @@ std::string_view without_path(std::string_view msg, std::string_view path) {
 }
 
 int run(const sched_args& a) {
+    using dfx::convert::input_error;
+    const progress_reporter progress("sched-overhead");
     std::string records;
     if (!a.records.empty()) {
-        records = sw::normalize_path(a.records);
+        records = sw::normalize_path(file_in(a.records, {"chip_swimlane_records.json", "l2_perf_records.json"}));
     } else if (auto newest = sw::newest_records_file()) {
         records = *newest;
     } else {
         std::error_code ec;
-        fmt::print(stderr, "Error: No chip_swimlane_records.json found under {}/outputs\n",
-                   std::filesystem::current_path(ec).string());
-        return 1;
+        throw input_error(fmt::format("No chip_swimlane_records.json found under {}/outputs",
+                                      std::filesystem::current_path(ec).string()));
     }
     std::error_code ec;
-    if (!std::filesystem::exists(records, ec)) {
-        fmt::print(stderr, "Error: Perf JSON not found: {}\n", records);
-        return 1;
-    }
+    if (!std::filesystem::exists(records, ec)) throw input_error("Perf JSON not found: " + records);
     sw::perf_data pd;
     try {
         pd = sw::load_perf_data(records, stderr);
     } catch (const std::exception& e) {
-        fmt::print(stderr, "Error: failed to read perf JSON {}: {}\n", records, without_path(e.what(), records));
-        return 1;
+        throw input_error(fmt::format("failed to read perf JSON {}: {}", records, without_path(e.what(), records)));
     }
     // deps.json defaults to the sibling of the records file, when it exists.
     std::string deps_path;
@@ -68,25 +70,26 @@ int run(const sched_args& a) {
         const std::string sibling = sw::sibling_path(records, "deps.json");
         if (std::filesystem::exists(sibling, ec)) deps_path = sibling;
     }
+    if (pd.level < min_level)
+        throw input_error(fmt::format(
+            "{}: chip_swimlane_level {}: the scheduler loop breakdown needs level >= {} (scheduler phases); capture "
+            "with chip_swimlane_level = {} in the run config (dfx-sim --enable-chip-swimlane={})",
+            records, pd.level, min_level, min_level, min_level));
     fmt::print("Perf data:  {}\n", records);
     if (!deps_path.empty()) fmt::print("Deps JSON:  {}\n", deps_path);
     std::fflush(stdout);
-    if (pd.tasks.empty()) {
-        fmt::print(stderr, "Error: No tasks found in perf data\n");
-        return 1;
-    }
+    if (pd.tasks.empty()) throw input_error(records + ": No tasks found in perf data");
     if (deps_path.empty()) {
-        fmt::print(stderr,
-                   "Error: scheduler-overhead analysis needs the task DAG (deps.json). Capture it in a SEPARATE run "
-                   "with --enable-dep-gen (not co-run with --enable-chip-swimlane), then pass --deps-json.\n");
-        return 1;
+        throw input_error(
+            "scheduler-overhead analysis needs the task DAG (deps.json). Capture it in a SEPARATE run with dep_gen on "
+            "(dfx-sim --enable-dep-gen, or dep_gen in the run config; not co-run with the chip swimlane), then pass "
+            "--deps-json");
     }
     sw::deps_graph deps;
     try {
         deps = sw::load_deps_graph(deps_path, stderr, sw::deps_policy::required);
     } catch (const std::exception& e) {
-        fmt::print(stderr, "Error: failed to read deps.json {}: {}\n", deps_path, without_path(e.what(), deps_path));
-        return 1;
+        throw input_error(fmt::format("failed to read deps.json {}: {}", deps_path, without_path(e.what(), deps_path)));
     }
     const int rc = sw::print_sched_overhead(stdout, stderr, pd, deps);
     std::fflush(stdout);
@@ -97,10 +100,11 @@ int run(const sched_args& a) {
 
 void add_sched_overhead(CLI::App& app) {
     auto args = std::make_shared<sched_args>();
-    auto* cmd = app.add_subcommand("sched-overhead", "Scheduler overhead analysis (needs level >= 2 records and deps.json)");
+    auto* cmd = app.add_subcommand("sched-overhead", "Scheduler overhead analysis (needs level >= 3 records and deps.json)");
     cmd->alias("sched_overhead_analysis");
     cmd->add_option("--chip-swimlane-records-json,records", args->records,
-                    "chip_swimlane_records.json (default: the newest outputs/*/chip_swimlane_records.json)");
+                    "chip_swimlane_records.json, or the directory holding it (default: the newest "
+                    "outputs/*/chip_swimlane_records.json)");
     cmd->add_option("--deps-json", args->deps, "deps.json of a dep_gen run (default: sibling deps.json)");
     cmd->callback([args] { exit_code = run(*args); });
 }

@@ -1,33 +1,56 @@
 // dfx scope-stats (alias scope_stats_plot): scope_stats.jsonl -> a
-// self-contained HTML report, next to the input unless --out-dir says
+// self-contained HTML report, scope_stats.html next to the input unless
+// -o/--output (a file, - for stdout) or --out-dir (a directory) says
 // otherwise. Never opens a browser.
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <string>
 
+#include <fmt/format.h>
+
+#include "cli_common.hpp"
 #include "commands.hpp"
+#include "progress.hpp"
+#include "dfx/convert/common/json_writer.hpp"
 #include "dfx/convert/scope_stats/scope_stats_html.hpp"
-#include "dfx/output/atomic_file.hpp"
 
 namespace dfx::cli {
 
+namespace {
+
+struct scope_stats_args {
+    std::string input, output, out_dir;
+};
+
+void run(const scope_stats_args& a) {
+    namespace fs = std::filesystem;
+    const progress_reporter progress("scope-stats");
+    if (!a.output.empty() && !a.out_dir.empty()) throw usage_error("-o/--output and --out-dir exclude each other");
+    const std::string input = file_in(a.input, {"scope_stats/scope_stats.jsonl", "scope_stats.jsonl"});
+    const auto file = dfx::convert::read_scope_stats(input);
+    const fs::path dir = a.out_dir.empty() ? fs::path(input).parent_path() : fs::path(a.out_dir);
+    const std::string out = !a.output.empty() ? a.output : (dir / "scope_stats.html").string();
+    const std::string html = dfx::convert::render_scope_stats_html(file, fs::path(input).filename().string());
+    std::error_code ec;
+    if (out != "-" && fs::path(out).has_parent_path()) fs::create_directories(fs::path(out).parent_path(), ec);
+    dfx::convert::json_file_writer writer(out);
+    writer.append(html);
+    writer.commit();
+    if (out != "-") fmt::print("wrote {}\n", out);
+    exit_code = 0;
+}
+
+}  // namespace
+
 void add_scope_stats(CLI::App& app) {
+    auto a = std::make_shared<scope_stats_args>();
     auto* cmd = app.add_subcommand("scope-stats", "Scope stats (scope_stats.jsonl) -> self-contained HTML report");
     cmd->alias("scope_stats_plot");
-    static std::string input;
-    static std::string out_dir;
-    cmd->add_option("jsonl", input, "scope_stats/scope_stats.jsonl")->required();
-    cmd->add_option("--out-dir", out_dir, "Where to write scope_stats.html (default: next to the input)");
-    cmd->callback([] {
-        namespace fs = std::filesystem;
-        const auto file = dfx::convert::read_scope_stats(input);
-        const fs::path dir = out_dir.empty() ? fs::path(input).parent_path() : fs::path(out_dir);
-        const fs::path out = dir / "scope_stats.html";
-        const std::string html = dfx::convert::render_scope_stats_html(file, fs::path(input).filename().string());
-        dfx::write_atomically(out, [&](std::FILE* f) { return std::fwrite(html.data(), 1, html.size(), f) == html.size(); });
-        std::printf("wrote %s\n", out.string().c_str());
-        exit_code = 0;
-    });
+    cmd->add_option("jsonl", a->input, "scope_stats/scope_stats.jsonl, or a dfx_outputs directory holding it")->required();
+    cmd->add_option("-o,--output", a->output, "The report file, - for stdout (default: scope_stats.html beside the input)");
+    cmd->add_option("--out-dir", a->out_dir, "Write scope_stats.html into this directory instead");
+    cmd->callback([a] { run(*a); });
 }
 
 }  // namespace dfx::cli

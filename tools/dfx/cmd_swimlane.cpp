@@ -15,7 +15,9 @@
 
 #include <fmt/format.h>
 
+#include "cli_common.hpp"
 #include "commands.hpp"
+#include "progress.hpp"
 #include "dfx/convert/common/input_error.hpp"
 #include "dfx/convert/common/json_writer.hpp"
 #include "dfx/convert/swimlane/deps_graph.hpp"
@@ -41,34 +43,34 @@ struct swimlane_args {
     bool overhead = false;
 };
 
-void print_data_summary(const sw::perf_data& pd) {
-    std::printf("\n=== Performance Data ===\n");
-    fmt::print("  L2 perf level: {}\n  Task Count: {}\n", pd.level, pd.tasks.size());
+void print_data_summary(std::FILE* console, const sw::perf_data& pd) {
+    fmt::print(console, "\n=== Performance Data ===\n");
+    fmt::print(console, "  L2 perf level: {}\n  Task Count: {}\n", pd.level, pd.tasks.size());
     if (!pd.tasks.empty()) {
         double lo = pd.tasks.front().start_us, hi = pd.tasks.front().end_us;
         for (const auto& t : pd.tasks) {
             lo = std::min(lo, t.start_us);
             hi = std::max(hi, t.end_us);
         }
-        fmt::print("  Time Range: {:.3f} us - {:.3f} us (span: {:.3f} us)\n", lo, hi, hi - lo);
+        fmt::print(console, "  Time Range: {:.3f} us - {:.3f} us (span: {:.3f} us)\n", lo, hi, hi - lo);
     }
-    std::printf("\n");
+    fmt::print(console, "\n");
     if (!pd.sched.empty()) {
         std::size_t n = 0;
         for (const auto& lane : pd.sched) n += lane.size();
-        fmt::print("  Scheduler threads: {}\n  Total phase records: {}\n", pd.sched.size(), n);
+        fmt::print(console, "  Scheduler threads: {}\n  Total phase records: {}\n", pd.sched.size(), n);
     }
     if (!pd.orch.empty()) {
         std::size_t n = 0;
         for (const auto& lane : pd.orch) n += lane.size();
-        fmt::print("  Orchestrator threads: {}\n  Total orchestrator phase records: {}\n", pd.orch.size(), n);
-        if (n) fmt::print("  Orchestrator: {} tasks submitted\n", n);
+        fmt::print(console, "  Orchestrator threads: {}\n  Total orchestrator phase records: {}\n", pd.orch.size(), n);
+        if (n) fmt::print(console, "  Orchestrator: {} tasks submitted\n", n);
     }
-    if (!pd.core_to_thread.empty()) fmt::print("  Core-to-thread mapping: {} cores\n", pd.core_to_thread.size());
+    if (!pd.core_to_thread.empty()) fmt::print(console, "  Core-to-thread mapping: {} cores\n", pd.core_to_thread.size());
 }
 
-void print_names(const sw::name_map& names) {
-    fmt::print("  Loaded {} function name mappings:\n", names.names.size());
+void print_names(std::FILE* console, const sw::name_map& names) {
+    fmt::print(console, "  Loaded {} function name mappings:\n", names.names.size());
     auto sorted = names.names;
     auto key = [](const std::string& s) {
         long long v = 0;
@@ -76,113 +78,108 @@ void print_names(const sw::name_map& names) {
         return v;
     };
     std::stable_sort(sorted.begin(), sorted.end(), [&](const auto& a, const auto& b) { return key(a.first) < key(b.first); });
-    for (const auto& [id, name] : sorted) fmt::print("    func_id={}: {}\n", id, name);
-    if (names.orchestrator_name) fmt::print("  Orchestrator: {}\n", *names.orchestrator_name);
-    std::printf("\n");
+    for (const auto& [id, name] : sorted) fmt::print(console, "    func_id={}: {}\n", id, name);
+    if (names.orchestrator_name) fmt::print(console, "  Orchestrator: {}\n", *names.orchestrator_name);
+    fmt::print(console, "\n");
 }
 
 int run(const swimlane_args& a) {
+    const progress_reporter progress("swimlane");
+    // With -o - the trace is stdout, so the console report goes to stderr.
+    std::FILE* const console = a.output == "-" ? stderr : stdout;
     std::string input;
     if (!a.input.empty()) {
-        input = sw::normalize_path(a.input);
+        input = sw::normalize_path(file_in(a.input, {"chip_swimlane_records.json", "l2_perf_records.json"}));
         std::error_code ec;
-        if (!std::filesystem::exists(input, ec)) {
-            fmt::print(stderr, "Error: Input file not found: {}\n", input);
-            return 1;
-        }
+        if (!std::filesystem::exists(input, ec)) throw dfx::convert::input_error("Input file not found: " + input);
     } else if (auto newest = sw::newest_records_file()) {
         input = *newest;
-        if (a.verbose) fmt::print("Auto-selected latest file: {}\n", input);
+        if (a.verbose) fmt::print(console, "Auto-selected latest file: {}\n", input);
     } else {
         std::error_code ec;
-        fmt::print(stderr, "Error: No outputs/*/chip_swimlane_records.json found under {}/outputs\n",
-                   std::filesystem::current_path(ec).string());
-        fmt::print(stderr, "Run a test with --enable-chip-swimlane first, or specify an explicit input.\n");
-        return 1;
+        throw dfx::convert::input_error(fmt::format(
+            "No outputs/*/chip_swimlane_records.json found under {}/outputs; run a capture with the chip swimlane on "
+            "(dfx-sim --enable-chip-swimlane, or chip_swimlane_level >= 1 in the run config), or name the input",
+            std::filesystem::current_path(ec).string()));
     }
-    try {
-        if (!a.kernel_config.empty() && a.func_names.empty()) {
-            throw dfx::convert::input_error(fmt::format(
-                "{}: -k/--kernel-config is not supported: reading KERNELS from a kernel_config.py means executing "
-                "Python; pass the names as a name map JSON with --func-names instead",
-                a.kernel_config));
-        }
-        // deps.json is independent of the records: read it on a second thread
-        // while the records are read. Its warnings are held back and printed
-        // after the records' own, in the reference's order.
-        const std::string deps_path = a.deps_json.empty() ? sw::sibling_path(input, "deps.json")
-                                                          : sw::normalize_path(a.deps_json);
-        std::unique_ptr<std::FILE, int (*)(std::FILE*)> deps_warnings(std::tmpfile(), &std::fclose);
-        auto deps_future = std::async(std::launch::async, [&deps_path, w = deps_warnings.get()] {
-            return sw::load_deps_graph(deps_path, w ? w : stderr);
-        });
-        if (a.verbose) fmt::print("Reading performance data from: {}\n", input);
-        sw::perf_data pd = sw::load_perf_data(input, stderr);
-        if (a.verbose) print_data_summary(pd);
+    if (!a.kernel_config.empty() && a.func_names.empty()) {
+        throw dfx::convert::input_error(fmt::format(
+            "{}: -k/--kernel-config is not supported: reading KERNELS from a kernel_config.py means executing "
+            "Python; pass the names as a name map JSON with --func-names instead",
+            a.kernel_config));
+    }
+    // deps.json is independent of the records: read it on a second thread
+    // while the records are read. Its warnings are held back and printed
+    // after the records' own, in the reference's order.
+    const std::string deps_path = a.deps_json.empty() ? sw::sibling_path(input, "deps.json")
+                                                      : sw::normalize_path(a.deps_json);
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> deps_warnings(std::tmpfile(), &std::fclose);
+    auto deps_future = std::async(std::launch::async, [&deps_path, w = deps_warnings.get()] {
+        return sw::load_deps_graph(deps_path, w ? w : stderr);
+    });
+    if (a.verbose) fmt::print(console, "Reading performance data from: {}\n", input);
+    sw::perf_data pd = sw::load_perf_data(input, stderr);
+    if (a.verbose) print_data_summary(console, pd);
 
-        sw::name_map names;
-        std::optional<std::string> names_path;
-        if (!a.func_names.empty()) {
-            names_path = sw::normalize_path(a.func_names);
-        } else if (a.kernel_config.empty()) {
-            names_path = sw::find_sibling_name_map(input, stderr);
-        }
-        if (names_path) {
-            if (a.verbose) fmt::print("{} func names from: {}\n", a.func_names.empty() ? "Auto-discovered" : "Loading", *names_path);
-            names = sw::load_name_map(*names_path);
-            if (a.verbose) print_names(names);
-        }
+    sw::name_map names;
+    std::optional<std::string> names_path;
+    if (!a.func_names.empty()) {
+        names_path = sw::normalize_path(a.func_names);
+    } else if (a.kernel_config.empty()) {
+        names_path = sw::find_sibling_name_map(input, stderr);
+    }
+    if (names_path) {
+        if (a.verbose) fmt::print(console, "{} func names from: {}\n", a.func_names.empty() ? "Auto-discovered" : "Loading", *names_path);
+        names = sw::load_name_map(*names_path);
+        if (a.verbose) print_names(console, names);
+    }
 
-        const std::string output = a.output.empty() ? sw::sibling_path(input, "merged_swimlane.json")
-                                                     : sw::normalize_path(a.output);
-        const sw::deps_graph deps = deps_future.get();
-        if (deps_warnings) {
-            std::rewind(deps_warnings.get());
-            char line[4096];
-            while (std::fgets(line, sizeof line, deps_warnings.get())) std::fputs(line, stderr);
-        }
-        if (deps.edges_usable) {
-            if (a.verbose) {
-                fmt::print("  Using deps.json edges ({} total) from {}\n", deps.edges.size(), deps_path);
-                if (!deps.kernels.empty()) {
-                    fmt::print("  Using deps.json kernel_ids for {} tasks (level=1 name recovery)\n", deps.kernels.size());
-                }
+    const std::string output = a.output.empty() ? sw::sibling_path(input, "merged_swimlane.json")
+                             : a.output == "-"  ? a.output
+                                                : sw::normalize_path(a.output);
+    const sw::deps_graph deps = deps_future.get();
+    if (deps_warnings) {
+        std::rewind(deps_warnings.get());
+        char line[4096];
+        while (std::fgets(line, sizeof line, deps_warnings.get())) std::fputs(line, stderr);
+    }
+    if (deps.edges_usable) {
+        if (a.verbose) {
+            fmt::print(console, "  Using deps.json edges ({} total) from {}\n", deps.edges.size(), deps_path);
+            if (!deps.kernels.empty()) {
+                fmt::print(console, "  Using deps.json kernel_ids for {} tasks (level=1 name recovery)\n", deps.kernels.size());
             }
-        } else {
-            fmt::print(stderr,
-                       "Warning: no usable deps.json at {}; Perfetto trace will have no dependency arrows. Run a "
-                       "dep_gen capture (--enable-dep-gen) and pass --deps-json <path> to add them.\n",
-                       deps_path);
         }
-
-        std::fflush(stdout);
-        sw::trace_options opt;
-        opt.overhead = a.overhead;
-        opt.verbose = a.verbose ? stdout : nullptr;
-        opt.warnings = stderr;
-        {
-            dfx::convert::json_file_writer out(output);
-            sw::write_trace(pd, deps, names, out, opt);
-            out.commit();
-        }
-        if (a.verbose) fmt::print("JSON written to: {}\n", output);
-        if (a.overhead && !deps.edges_usable) {
-            fmt::print(stderr,
-                       "Warning: --overhead needs deps.json for task readiness; no deps found, Overhead Analysis "
-                       "track skipped.\n");
-        }
-
-        fmt::print("\n✓ Conversion complete\n  Input:  {}\n  Output: {}\n", input, output);
-        fmt::print("\nTo visualize: Open https://ui.perfetto.dev/ and drag in {}\n", output);
-        sw::print_task_statistics(stdout, pd, names);
-        fmt::print("\nScheduler-overhead deep-dive: run sched_overhead_analysis manually with a separately-captured "
-                   "deps.json (--enable-dep-gen).\n");
-        return 0;
-    } catch (const std::exception& e) {
-        std::fflush(stdout);
-        fmt::print(stderr, "Error: {}\n", e.what());
-        return 1;
+    } else {
+        fmt::print(stderr,
+                   "Warning: no usable deps.json at {}; Perfetto trace will have no dependency arrows. Run a "
+                   "dep_gen capture (--enable-dep-gen) and pass --deps-json <path> to add them.\n",
+                   deps_path);
     }
+
+    std::fflush(console);
+    sw::trace_options opt;
+    opt.overhead = a.overhead;
+    opt.verbose = a.verbose ? console : nullptr;
+    opt.warnings = stderr;
+    {
+        dfx::convert::json_file_writer out(output);
+        sw::write_trace(pd, deps, names, out, opt);
+        out.commit();
+    }
+    if (a.verbose) fmt::print(console, "JSON written to: {}\n", output);
+    if (a.overhead && !deps.edges_usable) {
+        fmt::print(stderr,
+                   "Warning: --overhead needs deps.json for task readiness; no deps found, Overhead Analysis "
+                   "track skipped.\n");
+    }
+
+    fmt::print(console, "\n✓ Conversion complete\n  Input:  {}\n  Output: {}\n", input, output);
+    fmt::print(console, "\nTo visualize: Open https://ui.perfetto.dev/ and drag in {}\n", output);
+    sw::print_task_statistics(console, pd, names);
+    fmt::print(console, "\nScheduler-overhead deep-dive: run sched_overhead_analysis manually with a separately-captured "
+               "deps.json (--enable-dep-gen).\n");
+    return 0;
 }
 
 }  // namespace
@@ -192,8 +189,10 @@ void add_swimlane(CLI::App& app) {
     auto* cmd = app.add_subcommand("swimlane", "Chip swimlane records -> merged Perfetto trace + task statistics");
     cmd->alias("swimlane_converter");
     cmd->add_option("input", args->input,
-                    "chip_swimlane_records.json (default: the newest outputs/*/chip_swimlane_records.json)");
-    cmd->add_option("-o,--output", args->output, "Output trace (default: <input_dir>/merged_swimlane.json)");
+                    "chip_swimlane_records.json, or the directory holding it (default: the newest "
+                    "outputs/*/chip_swimlane_records.json)");
+    cmd->add_option("-o,--output", args->output,
+                    "Output trace, - for stdout (the report then goes to stderr) (default: <input_dir>/merged_swimlane.json)");
     cmd->add_option("-k,--kernel-config", args->kernel_config,
                     "kernel_config.py name source (not supported: it requires executing Python; use --func-names)");
     cmd->add_option("--func-names", args->func_names,

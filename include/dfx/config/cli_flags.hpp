@@ -110,6 +110,7 @@ inline void add_run_config_flags(CLI::App& app, run_config_flags& flags) {
     const char* group = "Runtime DFX collectors";
     app.add_flag("--enable-chip-swimlane", flags.enable_chip_swimlane,
                  "Chip swimlane at full level (4); use --chip-swimlane-level for 1..3")
+        ->disable_flag_override()  // "--enable-chip-swimlane=5" is an error, not level 4
         ->group(group);
     app.add_option("--chip-swimlane-level", flags.chip_swimlane_level,
                    "Swimlane collection level: 0=off, 1=AICore timing, 2=+dispatch/finish, "
@@ -118,6 +119,7 @@ inline void add_run_config_flags(CLI::App& app, run_config_flags& flags) {
         ->group(group);
     app.add_flag("--enable-l2-swimlane", flags.enable_l2_swimlane,
                  "Deprecated spelling of --enable-chip-swimlane")
+        ->disable_flag_override()
         ->group(group);
     app.add_option("--dump-args", flags.dump_args,
                    "Args dump: 1 = marked arguments only (the bare flag), 2 = every argument")
@@ -129,9 +131,11 @@ inline void add_run_config_flags(CLI::App& app, run_config_flags& flags) {
         ->type_name("[EVENT]")
         ->group(group);
     app.add_flag("--enable-dep-gen", flags.enable_dep_gen, "Capture the task dependency graph (deps.json)")
+        ->disable_flag_override()
         ->group(group);
     app.add_flag("--enable-scope-stats", flags.enable_scope_stats,
                  "Record ring fill per scope (scope_stats/scope_stats.jsonl)")
+        ->disable_flag_override()
         ->group(group);
     app.add_option("--ring-task-window", flags.ring_task_window,
                    "Task window per ring: N or a,b,c,d (power of 2 in [4, INT32_MAX]; 0 keeps a ring's default)")
@@ -156,9 +160,18 @@ inline std::vector<std::string> expand_optional_values(int argc, const char* con
         {"--dump-args", "1"},
         {"--enable-pmu", "2"},
     };
+    // Flags that take no value: "--enable-chip-swimlane=5" would otherwise
+    // pass as "on" (level 4), whatever the number said.
+    static constexpr std::string_view no_value[] = {"--enable-chip-swimlane", "--enable-l2-swimlane",
+                                                    "--enable-dep-gen", "--enable-scope-stats"};
     std::vector<std::string> out;
     for (int i = 0; i < argc; ++i) {
         const std::string_view arg = argv[i];
+        for (const std::string_view flag : no_value)
+            if (arg.size() > flag.size() && arg.substr(0, flag.size()) == flag && arg[flag.size()] == '=')
+                throw CLI::ArgumentMismatch(std::string(flag) + ": takes no value (got '" +
+                                            std::string(arg.substr(flag.size() + 1)) + "')" +
+                                            (flag == "--enable-chip-swimlane" ? "; for a level use --chip-swimlane-level N" : ""));
         bool expanded = false;
         for (const auto& [flag, bare] : bare_values) {
             if (arg != flag) continue;
@@ -172,7 +185,8 @@ inline std::vector<std::string> expand_optional_values(int argc, const char* con
 }
 
 // Parses argv (argv[0] included) into `app`, expanding the bare optional
-// values first. CLI11 errors propagate as CLI::ParseError, as from app.parse.
+// values first. CLI11 errors propagate as CLI::ParseError, as from app.parse
+// (a value given to a flag that takes none is one too).
 inline void parse_with_run_config_flags(CLI::App& app, int argc, const char* const* argv) {
     const std::vector<std::string> args = expand_optional_values(argc, argv);
     std::vector<const char*> pointers;

@@ -13,8 +13,11 @@
 // The last block is read into a buffer when its padding would run past the
 // file's last page (beyond it, a mapping faults). Anything that is not a
 // regular file (a pipe, a terminal) is read through a buffer as it arrives.
-// A regular file must not shrink while it is read: mapped pages that the file
-// no longer has fault (SIGBUS), as with any mapped reader.
+// A regular file that shrinks while it is read is an error naming the file:
+// the pages it lost under a mapping fault, and sigbus_guard.hpp turns that
+// fault into zeros and a flag instead of a killed process. The file is opened
+// by open_input (input_file.hpp): a FIFO with no writer or a device is an
+// error, not a hang.
 #pragma once
 
 #include <fcntl.h>
@@ -32,6 +35,9 @@
 #include <vector>
 
 #include "dfx/convert/common/input_error.hpp"
+#include "dfx/convert/common/input_file.hpp"
+#include "dfx/convert/common/io_progress.hpp"
+#include "dfx/convert/common/sigbus_guard.hpp"
 
 namespace dfx::convert {
 
@@ -97,8 +103,7 @@ inline std::size_t read_up_to(const std::string& path, int fd, char* out, std::s
 template <class OnBlock>
 std::uint64_t for_each_file_block(const std::string& path, std::size_t block_size, OnBlock&& on_block) {
     using namespace file_blocks_detail;
-    const fd_owner fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (fd.get() < 0) throw input_error(path + ": cannot open: " + std::strerror(errno));
+    const fd_owner fd(open_input(path));
     constexpr std::size_t padding = simdjson::SIMDJSON_PADDING;
     std::vector<char> buffer;  // for blocks that are not mapped
     auto buffered = [&](std::size_t n, std::int64_t offset) {
@@ -109,27 +114,39 @@ std::uint64_t for_each_file_block(const std::string& path, std::size_t block_siz
     struct stat st {};
     if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
         std::uint64_t total = 0;
-        for (std::size_t n; (n = buffered(block_size, -1)) > 0; total += n) on_block(buffer.data(), n, total);
+        for (std::size_t n; (n = buffered(block_size, -1)) > 0; total += n) {
+            io_progress::add_read(n);
+            on_block(buffer.data(), n, total);
+        }
         return total;
     }
 
     const auto size = static_cast<std::uint64_t>(st.st_size);
     const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
     const std::uint64_t mappable_end = (size + page - 1) / page * page;  // zero-filled past the end of the file
+    const auto shrank = [&] { return input_error(path + ": the file shrank while it was read"); };
     for (std::uint64_t offset = 0; offset < size;) {
+        io_progress::add_read(std::min<std::uint64_t>(block_size, size - offset));
         const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(block_size, size - offset));
         const std::uint64_t from = offset / page * page;
         const std::uint64_t to = offset + n + padding;
         if (to <= mappable_end) {
             const mapping m(fd.get(), from, static_cast<std::size_t>(to - from));
-            if (m.data() != nullptr) {
-                on_block(m.data() + (offset - from), n, offset);
+            const sigbus_guard guard(m.data(), static_cast<std::size_t>(to - from));
+            if (m.data() != nullptr && guard.armed()) {
+                try {
+                    on_block(m.data() + (offset - from), n, offset);
+                } catch (...) {
+                    if (guard.faulted()) throw shrank();  // what the zeros looked like is not the problem
+                    throw;
+                }
+                if (guard.faulted()) throw shrank();
                 offset += n;
                 continue;
             }
         }
         const std::size_t got = buffered(n, static_cast<std::int64_t>(offset));
-        if (got < n) throw input_error(path + ": the file shrank while it was read");
+        if (got < n) throw shrank();
         on_block(buffer.data(), n, offset);
         offset += n;
     }

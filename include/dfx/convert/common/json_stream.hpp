@@ -48,6 +48,8 @@
 #include <fmt/format.h>
 
 #include "dfx/convert/common/input_error.hpp"
+#include "dfx/convert/common/input_file.hpp"
+#include "dfx/convert/common/io_progress.hpp"
 
 namespace dfx::convert {
 
@@ -60,9 +62,12 @@ public:
 
     explicit json_stream(std::string path, std::size_t chunk_bytes = std::size_t{1} << 20)
         : path_(std::move(path)), buf_(chunk_bytes) {
-        file_.reset(std::fopen(path_.c_str(), "rb"));
+        const int fd = open_input(path_);  // a FIFO without a writer or a device: an error, not a hang
+        file_.reset(::fdopen(fd, "rb"));
         if (!file_) {
-            throw input_error(fmt::format("{}: cannot open: {}", path_, std::strerror(errno)));
+            const int err = errno;
+            ::close(fd);
+            throw input_error(fmt::format("{}: cannot open: {}", path_, std::strerror(err)));
         }
     }
 
@@ -352,6 +357,7 @@ private:
         end_ = 0;
         if (eof_) return false;
         end_ = std::fread(buf_.data(), 1, buf_.size(), file_.get());
+        io_progress::add_read(end_);
         if (end_ < buf_.size()) {
             if (std::ferror(file_.get())) {
                 throw input_error(fmt::format("{}: read error: {}", path_, std::strerror(errno)));

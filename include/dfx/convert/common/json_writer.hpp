@@ -6,7 +6,14 @@
 // event. The file is written as "<path>.tmp.<pid>" and renamed to <path> by
 // commit(), so a failed conversion never leaves a truncated file that looks
 // like a valid trace (the previous output stays until then), and two
-// conversions to one path never share a temporary.
+// conversions to one path never share a temporary. The rename goes over
+// an earlier output, so the path never disappears, not even for a moment.
+// The temporary is removed on an error (the destructor) and on SIGINT /
+// SIGTERM (temp_files.hpp). "-" is standard output; an output that is one of
+// the run's inputs (the same inode, input_file.hpp) is refused.
+//
+//   json_file_writer out(path);   // throws input_error
+//   out.append(...); ...; out.commit();
 #pragma once
 
 #include <atomic>
@@ -27,6 +34,9 @@
 #include "dfx/convert/common/background_writer.hpp"
 #include "dfx/convert/common/json_buffer.hpp"
 #include "dfx/convert/common/input_error.hpp"
+#include "dfx/convert/common/input_file.hpp"
+#include "dfx/convert/common/io_progress.hpp"
+#include "dfx/convert/common/temp_files.hpp"
 
 namespace dfx::convert {
 
@@ -36,10 +46,24 @@ class json_file_writer : public json_buffer {
 public:
     explicit json_file_writer(std::string path)
         : path_(std::move(path)),
-          direct_(is_special_file(path_)),
+          direct_(path_ == "-" || is_special_file(path_)),
           tmp_path_(direct_ ? path_ : path_ + ".tmp." + std::to_string(::getpid())) {
-        file_.reset(std::fopen(tmp_path_.c_str(), "wb"));
-        if (!file_) throw input_error(fmt::format("{}: cannot create: {}", tmp_path_, std::strerror(errno)));
+        if (is_input(path_))
+            throw input_error(fmt::format("{}: is also an input of this run; choose another output", path_));
+        if (path_ == "-") {
+            std::fflush(stdout);  // what was printed before comes first
+            const int fd = ::dup(STDOUT_FILENO);
+            file_.reset(fd < 0 ? nullptr : ::fdopen(fd, "wb"));
+            if (!file_) throw input_error(fmt::format("standard output: cannot write: {}", std::strerror(errno)));
+        } else {
+            if (!direct_) temp_slot_ = temp_files::add(tmp_path_);  // before the file exists
+            file_.reset(std::fopen(tmp_path_.c_str(), "wb"));
+            if (!file_) {
+                const int err = errno;
+                temp_files::remove(temp_slot_);
+                throw input_error(fmt::format("{}: cannot create: {}", tmp_path_, std::strerror(err)));
+            }
+        }
         // This writer's own block, one being formatted and one waiting per
         // formatting thread (ordered_chunks.hpp), one being written.
         writer_.emplace(file_.get(), block_capacity, 6);
@@ -51,7 +75,7 @@ public:
         if (file_) {  // not committed: drop the partial file
             writer_.reset();
             file_.reset();
-            if (!direct_) std::remove(tmp_path_.c_str());
+            discard();
         }
     }
 
@@ -86,6 +110,7 @@ public:
     int hand_over(std::uint64_t seq, json_buffer&& part) {
         const std::size_t size = part.size(), capacity = part.capacity();
         written_.fetch_add(size, std::memory_order_relaxed);
+        io_progress::add_written(size);
         return writer_->hand_over(seq, part.release(), capacity, size);
     }
 
@@ -95,18 +120,21 @@ public:
         if (const int err = writer_->finish(); err != 0) fail_write(err);
         writer_.reset();
         std::FILE* f = file_.release();
-        if (std::fclose(f) != 0) fail_write(errno);
+        if (std::fclose(f) != 0) {  // ENOSPC often shows only here
+            const int err = errno;
+            discard();
+            fail_write(err);
+        }
         if (direct_) return;
-        // The previous output is unlinked first: a rename over an existing
-        // file makes ext4 (auto_da_alloc) allocate the new file's blocks and
-        // start writing them back inside rename(), ~3 ms for a 2 MB file
-        // here. A crash in between leaves no file, never a partial one.
-        std::remove(path_.c_str());  // nothing there is fine; rename reports real problems
+        // Renamed over the earlier output, never after unlinking it: readers
+        // of the path see the old file or the new one, never none. (On ext4
+        // this starts the new file's writeback inside rename(), a few ms.)
         if (std::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
             const int err = errno;
-            std::remove(tmp_path_.c_str());
+            discard();
             throw input_error(fmt::format("{}: cannot write: {}", path_, std::strerror(err)));
         }
+        temp_files::remove(temp_slot_);
     }
 
 protected:
@@ -125,18 +153,23 @@ private:
         struct stat st {};
         return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
     }
+    void discard() noexcept {
+        if (!direct_) std::remove(tmp_path_.c_str());
+        temp_files::remove(temp_slot_);
+    }
     void flush() {
         if (size_ == 0) return;
         if (const int err = hand_over(next_seq_++, std::move(*this)); err != 0) fail_write(err);
         json_buffer::operator=(fresh_block());
     }
     [[noreturn]] void fail_write(int err) const {
-        throw input_error(fmt::format("{}: write failed: {}", path_, std::strerror(err)));
+        throw input_error(fmt::format("{}: write failed: {}", path_ == "-" ? "standard output" : path_, std::strerror(err)));
     }
 
     std::string path_;
     bool direct_;
     std::string tmp_path_;
+    int temp_slot_ = -1;
     std::unique_ptr<std::FILE, file_closer> file_;
     std::optional<background_writer> writer_;
     std::uint64_t next_seq_ = 0;

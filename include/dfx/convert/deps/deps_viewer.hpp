@@ -31,13 +31,14 @@ namespace dfx::convert::deps {
 
 struct deps_viewer_options {
     std::optional<std::string> input;   // default: the newest deps.json under ./outputs/
-    std::optional<std::string> output;  // default: <input dir>/<stem>.txt|.html
+    std::optional<std::string> output;  // default: <input dir>/<stem>.txt|.html; "-": stdout
     bool html = false;
     edge_mode mode = edge_mode::full;
     std::string engine = "dot";
     std::string direction = "LR";
     std::optional<std::string> func_names;  // default: auto-discovered name_map*.json
     bool show_tensor_info = false;
+    std::FILE* console = stdout;  // progress lines ("Transitive reduction: ...", "Wrote ...")
 };
 
 namespace detail {
@@ -69,16 +70,10 @@ inline int run_deps_viewer(const deps_viewer_options& opt) {
     namespace fs = std::filesystem;
     std::optional<std::string> input = opt.input;
     if (!input) input = detail::find_latest_deps_json();
-    if (!input) {
-        std::fprintf(stderr, "No deps.json given and no candidate found under ./outputs/.\n");
-        return 1;
-    }
+    if (!input) throw input_error("No deps.json given and no candidate found under ./outputs/.");
     const std::string input_path = py_path(*input);
     std::error_code ec;
-    if (!fs::exists(input_path, ec)) {
-        std::fprintf(stderr, "%s not found.\n", input_path.c_str());
-        return 1;
-    }
+    if (!fs::exists(input_path, ec)) throw input_error(input_path + " not found.");
     const std::string dir = py_path_parent(input_path);
 
     const bool dataflow = opt.mode == edge_mode::reduced_dataflow || opt.mode == edge_mode::omitted_dataflow;
@@ -126,26 +121,26 @@ inline int run_deps_viewer(const deps_viewer_options& opt) {
         const bool reduced = opt.mode == edge_mode::reduced || opt.mode == edge_mode::reduced_dataflow;
         const std::size_t total = g.edges.size(), removed = sel.removed.size();
         if (reduced)
-            fmt::print("{}: removed {} redundant edge(s) of {} ({} kept)\n",
+            fmt::print(opt.console, "{}: removed {} redundant edge(s) of {} ({} kept)\n",
                        dataflow ? "Dataflow-verified transitive reduction" : "Transitive reduction", removed, total,
                        sel.kept_count);
         else
-            fmt::print("{}: showing {} redundant edge(s) of {}\n",
+            fmt::print(opt.console, "{}: showing {} redundant edge(s) of {}\n",
                        dataflow ? "Dataflow-verified redundant edges only" : "Redundant edges only", removed, total);
         for (std::size_t e : sel.removed)
-            fmt::print("  - {} -> {}\n", g.fmt(g.nodes[g.edges[e].first]), g.fmt(g.nodes[g.edges[e].second]));
+            fmt::print(opt.console, "  - {} -> {}\n", g.fmt(g.nodes[g.edges[e].first]), g.fmt(g.nodes[g.edges[e].second]));
         if (opt.html)
-            fmt::print("HTML layout preserves all {} edge(s); {} unselected edge(s) are colored as background\n", total,
+            fmt::print(opt.console, "HTML layout preserves all {} edge(s); {} unselected edge(s) are colored as background\n", total,
                        total - sel.shown_count);
     }
 
     const std::string out_path =
-        opt.output ? py_path(*opt.output) : py_path_join(dir, sel.stem() + (opt.html ? ".html" : ".txt"));
+        opt.output ? (*opt.output == "-" ? *opt.output : py_path(*opt.output)) : py_path_join(dir, sel.stem() + (opt.html ? ".html" : ".txt"));
     json_file_writer out(out_path);
     if (!opt.html) {
         write_deps_text(out, g, sel, input_path);
         out.commit();
-        fmt::print("Wrote {} ({} tasks, {} unique edges, {} annotated edges, format=text)\n", out_path,
+        fmt::print(opt.console, "Wrote {} ({} tasks, {} unique edges, {} annotated edges, format=text)\n", out_path,
                    g.nodes.size(), sel.shown_count, annotated_rows(g, sel.shown));
         return 0;
     }
@@ -156,10 +151,10 @@ inline int run_deps_viewer(const deps_viewer_options& opt) {
     write_deps_html(out, g, sel, h);
     out.commit();
     if (sel.shown_count != g.edges.size())  // some edges are drawn as background
-        fmt::print("Wrote {} ({} nodes, {} visible edges, {} layout edges, engine={}, format=html)\n", out_path,
+        fmt::print(opt.console, "Wrote {} ({} nodes, {} visible edges, {} layout edges, engine={}, format=html)\n", out_path,
                    g.nodes.size(), sel.shown_count, g.edges.size(), opt.engine);
     else
-        fmt::print("Wrote {} ({} nodes, {} edges, engine={}, format=html)\n", out_path, g.nodes.size(),
+        fmt::print(opt.console, "Wrote {} ({} nodes, {} edges, engine={}, format=html)\n", out_path, g.nodes.size(),
                    g.edges.size(), opt.engine);
     return 0;
 }

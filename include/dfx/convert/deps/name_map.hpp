@@ -17,6 +17,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "dfx/convert/common/input_file.hpp"
+
 namespace dfx::convert::deps {
 
 struct name_map {
@@ -64,6 +66,7 @@ inline void fill_names(name_map& m, simdjson::dom::object obj) {
 inline name_map load_name_map(const std::string& path) {
     name_map m;
     try {
+        require_regular_file(path);  // never block on a FIFO
         simdjson::dom::parser parser;
         simdjson::dom::element doc = parser.load(path);
         simdjson::dom::object top;

@@ -243,19 +243,13 @@ inline int run_dump_viewer(const dump_viewer_options& opt) {
         dir = py_path(*opt.dump_dir);
     } else {
         const auto latest = detail::latest_dump_dir();
-        if (!latest) {
-            std::fprintf(stderr, "Error: no outputs/*/args_dump directory found\n");
-            return 1;
-        }
+        if (!latest) throw input_error("no outputs/*/args_dump directory found");
         dir = py_path(*latest);
         fmt::print("Using latest dump directory: {}\n", dir);
     }
     const std::string manifest_path = py_path_join(dir, "args_dump.json");
     std::error_code ec;
-    if (!fs::exists(manifest_path, ec)) {
-        std::fprintf(stderr, "Error: args_dump.json not found in %s\n", dir.c_str());
-        return 1;
-    }
+    if (!fs::exists(manifest_path, ec)) throw input_error("args_dump.json not found in " + dir);
     const args_manifest m = read_args_manifest(manifest_path);
     const std::optional<std::string> bin_path =
         m.bin_file && !m.bin_file->empty() ? std::optional<std::string>(py_path_join(dir, *m.bin_file)) : std::nullopt;
@@ -267,27 +261,23 @@ inline int run_dump_viewer(const dump_viewer_options& opt) {
         std::set<std::string> valid;
         for (const dump_arg& a : m.args) valid.insert(a.task_id);
         if (!valid.count(*opt.task)) {
-            std::fprintf(stderr, "Error: --task %s not found.\n", opt.task->c_str());
             std::string sample;
             std::size_t n = 0;
             for (auto it = valid.begin(); it != valid.end() && n < 5; ++it, ++n) sample += (n ? ", " : "") + *it;
-            std::fprintf(stderr, "  Valid task_ids (showing first %zu): %s\n", n, sample.c_str());
-            return 1;
+            throw input_error(fmt::format("--task {} not found. Valid task_ids (showing first {}): {}", *opt.task, n, sample));
         }
         std::erase_if(sel, [&](const dump_arg* a) { return a->task_id != *opt.task; });
     }
     if (opt.stage && !opt.stage->empty()) {
         if (*opt.stage != "before" && *opt.stage != "after") {
-            std::fprintf(stderr, "Error: --stage must be 'before' or 'after', got '%s'\n", opt.stage->c_str());
-            return 1;
+            throw input_error(fmt::format("--stage must be 'before' or 'after', got '{}'", *opt.stage));
         }
         const std::string full = *opt.stage == "before" ? "before_dispatch" : "after_completion";
         std::erase_if(sel, [&](const dump_arg* a) { return a->stage != full; });
     }
     if (opt.role && !opt.role->empty()) {
         if (*opt.role != "input" && *opt.role != "output" && *opt.role != "inout") {
-            std::fprintf(stderr, "Error: --role must be one of {'input', 'output', 'inout'}, got '%s'\n", opt.role->c_str());
-            return 1;
+            throw input_error(fmt::format("--role must be one of {{'input', 'output', 'inout'}}, got '{}'", *opt.role));
         }
         std::erase_if(sel, [&](const dump_arg* a) { return a->role != *opt.role; });
     }
@@ -296,27 +286,23 @@ inline int run_dump_viewer(const dump_viewer_options& opt) {
         std::set<std::string> valid;
         for (const dump_arg* a : sel) valid.insert(std::to_string(a->arg_index));
         if (!valid.count(std::to_string(*opt.arg))) {
-            std::fprintf(stderr, "Error: --arg %lld not found in current selection.\n", static_cast<long long>(*opt.arg));
             std::string list;
             for (const std::string& v : valid) list += (list.empty() ? "" : ", ") + v;
-            std::fprintf(stderr, "  Valid arg_indices: %s\n", list.c_str());
-            return 1;
+            throw input_error(fmt::format("--arg {} not found in current selection. Valid arg_indices: {}", *opt.arg, list));
         }
         std::erase_if(sel, [&](const dump_arg* a) { return a->arg_index != *opt.arg; });
     }
     bool do_export = opt.do_export;
     if (opt.index) {
         if (*opt.index < 0 || static_cast<std::size_t>(*opt.index) >= m.args.size()) {
-            std::fprintf(stderr, "Error: --index %lld out of range (0-%lld)\n", static_cast<long long>(*opt.index),
-                         static_cast<long long>(m.args.size()) - 1);
-            return 1;
+            throw input_error(fmt::format("--index {} out of range (0-{})", *opt.index,
+                                          static_cast<long long>(m.args.size()) - 1));
         }
         sel = {&m.args[static_cast<std::size_t>(*opt.index)]};
         do_export = true;  // --index always exports
     }
     if (sel.empty()) {
-        std::fprintf(stderr, "No args match the given filters.\n");
-        return 1;
+        throw input_error("No args match the given filters.");
     }
 
     const std::string txt_dir = py_path_join(dir, "txt");

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <unistd.h>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -19,6 +20,7 @@
 #include <fmt/format.h>
 
 #include "dfx/convert/common/input_error.hpp"
+#include "dfx/convert/common/input_file.hpp"
 
 namespace dfx::convert::pmu {
 
@@ -49,8 +51,12 @@ inline const char* event_type_name(std::uint32_t t) {
 // Reads `path`, calling on_header(counter_names) once and on_row(row) per data row.
 template <class OnHeader, class OnRow>
 void read_pmu_csv(const std::string& path, OnHeader&& on_header, OnRow&& on_row) {
-    std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-    if (!f) throw input_error(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+    const int fd = open_input(path);  // a FIFO without a writer or /dev/zero: an error, not a hang
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(::fdopen(fd, "rb"), &std::fclose);
+    if (!f) {
+        ::close(fd);
+        throw input_error(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+    }
     static constexpr std::string_view prefix[] = {"thread_id", "core_id", "task_id", "func_id", "core_type", "pmu_total_cycles"};
 
     std::string line;

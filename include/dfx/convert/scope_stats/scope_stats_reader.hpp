@@ -15,6 +15,7 @@
 #include <simdjson.h>
 
 #include "dfx/convert/common/input_error.hpp"
+#include "dfx/convert/common/input_file.hpp"
 
 namespace dfx::convert {
 
@@ -94,6 +95,7 @@ T integer_at(simdjson::ondemand::value v, const std::string& where) {
 }  // namespace detail
 
 inline scope_stats_file read_scope_stats(const std::string& path) {
+    require_regular_file(path);  // a FIFO or /dev/zero would never end
     std::ifstream in(path, std::ios::binary);
     if (!in) throw input_error(path + ": cannot open");
     scope_stats_file out;

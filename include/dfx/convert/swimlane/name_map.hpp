@@ -24,6 +24,7 @@
 #include <fmt/format.h>
 
 #include "dfx/convert/common/input_error.hpp"
+#include "dfx/convert/common/input_file.hpp"
 #include "dfx/convert/common/json_value.hpp"
 
 namespace dfx::convert::swimlane {
@@ -65,6 +66,7 @@ inline name_map load_name_map(const std::string& path) {
     if (!std::filesystem::is_regular_file(path, ec)) {
         throw input_error(fmt::format("Func names JSON not found: {}", path));
     }
+    require_regular_file(path);
     simdjson::padded_string text;
     if (simdjson::padded_string::load(path).get(text) != simdjson::SUCCESS) {
         throw input_error(fmt::format("{}: cannot read", path));
