@@ -6,6 +6,7 @@
 #include "dfx/output/args_bin_stream.hpp"
 #include "dfx/output/args_dump_host.hpp"
 #include "dfx/output/args_dump_json.hpp"
+#include "dfx/output/artefact_set.hpp"
 #include "dfx/output/atomic_file.hpp"
 #include "dfx/output/channel_registry.hpp"
 #include "dfx/output/chip_swimlane_json.hpp"

@@ -11,10 +11,13 @@
 //   ...
 //   dfx::session_summary summary = host.finish();  // waits for the lanes, writes, accounts
 //
-// finish() never writes a collector's artefact as if complete when its
-// capture was not: a lane still alive when the wait ends is named while the
-// session waits and its records are counted as lost, and a collector with an
-// unfinished producer or dropped records writes nothing; the summary says why.
+// finish() writes the artefacts as one set: staged beside the prefix and
+// swapped in at once, so a crash leaves the previous set or the new one,
+// never a mix (output/artefact_set.hpp). It never writes a collector's
+// artefact as if complete when its capture was not: a lane still alive when
+// the wait ends is named while the session waits and its records are counted
+// as lost, and a collector with an unfinished producer or dropped records
+// writes nothing; the summary says why.
 // (The exceptions, whose files record the loss themselves: scope stats'
 // header carries `dropped`, and the args dump flags what it truncated.)
 #pragma once
@@ -33,6 +36,7 @@
 #include <vector>
 
 #include "dfx/output/args_dump_host.hpp"
+#include "dfx/output/artefact_set.hpp"
 #include "dfx/output/channel_registry.hpp"
 #include "dfx/output/dep_gen_host.hpp"
 #include "dfx/output/name_map.hpp"
@@ -125,7 +129,10 @@ public:
             if (t < 0 || static_cast<std::uint32_t>(t) >= layout_.scheduler_threads)
                 throw output_error("dfx session: core_to_thread names scheduler thread " + std::to_string(t) + " of " +
                                    std::to_string(layout_.scheduler_threads));
-        std::filesystem::create_directories(options_.prefix);  // the args dump writes into it as the run goes
+        // Written into a staging directory, swapped in whole by finish() (output/artefact_set.hpp);
+        // the args dump streams into it as the run goes.
+        set_.emplace(options_.prefix);
+        const std::filesystem::path& dir = set_->dir();
 
         // The session waits for its lanes itself (finish), so the hosts' own stop only drains.
         const transport_options drain_only{.drain_threads = 1, .stop_timeout = std::chrono::milliseconds{0}};
@@ -144,7 +151,7 @@ public:
         if (choice_.dump_level > 0) {
             args_dump_layout dl = options_.dump_sizes;
             dl.scheduler_threads = layout_.scheduler_threads;
-            dump_.emplace(choice_.dump_level, options_.prefix, dl, channels_, drain_only);
+            dump_.emplace(choice_.dump_level, dir, dl, channels_, drain_only);
         }
         if (choice_.pmu_event > 0) {
             pmu_layout pl;
@@ -210,22 +217,24 @@ public:
         }
         wait_for_lanes();
         stop();
-        if (swimlane_) summary.collectors.push_back(outcome("chip swimlane", *swimlane_, [&] {
-            auto p = swimlane_->write(options_.prefix);
-            return files_of(p);
-        }));
+        const std::filesystem::path& dir = set_->dir();
+        if (swimlane_) summary.collectors.push_back(outcome("chip swimlane", *swimlane_, [&] { return files_of(swimlane_->write(dir)); }));
         if (deps_) summary.collectors.push_back(outcome("dep_gen", *deps_, [&]() -> std::vector<std::filesystem::path> {
-            const deps_written w = deps_->write(options_.prefix);
+            const deps_written w = deps_->write(dir);
             if (!w.refused.empty()) throw refused{w.refused};
             return files_of(w.path);
         }));
-        if (scopes_) summary.collectors.push_back(outcome("scope stats", *scopes_, [&] { return files_of(scopes_->write(options_.prefix)); }, /*records_loss=*/true));
+        if (scopes_) summary.collectors.push_back(outcome("scope stats", *scopes_, [&] { return files_of(scopes_->write(dir)); }, /*records_loss=*/true));
         if (dump_) summary.collectors.push_back(outcome("args dump", *dump_, [&] {
             const std::filesystem::path json = dump_->write();
             return json.empty() ? std::vector<std::filesystem::path>{} : std::vector<std::filesystem::path>{json, json.parent_path() / args_bin_name};
         }, /*records_loss=*/true));
-        if (pmu_) summary.collectors.push_back(outcome("PMU", *pmu_, [&] { return files_of(pmu_->write(options_.prefix)); }));
-        if (swimlane_ || deps_) summary.name_map = write_name_map(options_.prefix, options_.case_name, kernels_);
+        if (pmu_) summary.collectors.push_back(outcome("PMU", *pmu_, [&] { return files_of(pmu_->write(dir)); }));
+        if (swimlane_ || deps_) summary.name_map = write_name_map(dir, options_.case_name, kernels_);
+        set_->commit();  // the whole set at once
+        for (auto& c : summary.collectors)
+            for (auto& f : c.files) f = set_->final_path(f);
+        summary.name_map = set_->final_path(summary.name_map);
         if (options_.log) {
             for_each_host([&](auto& h, const char* title) { write_accounting(options_.log, title, h.report()); });
             if (dump_) write_args_dump_report(options_.log, dump_->summary());
@@ -324,6 +333,7 @@ private:
     kernel_table kernels_;
     bool finished_ = false;
     channel_registry channels_;
+    std::optional<artefact_set> set_;  // before the hosts: the args dump writes into it until it is destroyed
     // Hosts last: destroyed first (their drain threads write into themselves only).
     std::optional<swimlane_host<>> swimlane_;
     std::optional<dep_gen_host<>> deps_;
