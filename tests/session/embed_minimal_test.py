@@ -56,7 +56,7 @@ def check_level(runtime, dfx, level, root):
         if not os.path.exists(os.path.join(out, artefact)):
             failures.append(f"level {level}: {artefact} missing")
     with open(os.path.join(out, "deps.json"), encoding="utf-8") as f:
-        edges = {(e["pred"], e["succ"]) for e in json.load(f)["edges"]}
+        edges = {(int(e["pred"]), int(e["succ"])) for e in json.load(f)["edges"]}
     with open(os.path.join(out, "merged_swimlane.json"), encoding="utf-8") as f:
         events = json.load(f)["traceEvents"]
     worker = [e for e in events if e.get("ph") == "X" and e.get("pid") == 4 and 10000 <= e.get("tid", 0) < 19000]

@@ -7,7 +7,9 @@
 // and writers have moved (convert/common/io_progress.hpp), ticking every
 // progress_period, and erases its line when it ends. When stderr is not a
 // terminal (a pipe, a file, `dfx all`'s children) it prints nothing at all,
-// so logs and golden stderr stay as they are.
+// so logs and golden stderr stay as they are. DFX_PROGRESS_DELAY_MS (a
+// number of milliseconds) overrides the delay, for impatient users and for
+// the test, which must not depend on how fast this machine converts.
 #pragma once
 
 #include <unistd.h>
@@ -15,6 +17,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -44,10 +47,18 @@ public:
     }
 
 private:
+    static std::chrono::milliseconds delay() {
+        const char* env = std::getenv("DFX_PROGRESS_DELAY_MS");
+        if (!env || !*env) return progress_delay;
+        char* end = nullptr;
+        const long ms = std::strtol(env, &end, 10);
+        return *end == '\0' && ms >= 0 && ms <= 3'600'000 ? std::chrono::milliseconds{ms} : progress_delay;
+    }
+
     void tick() {
         namespace io = dfx::convert::io_progress;
         std::unique_lock lock(mutex_);
-        if (wake_.wait_for(lock, progress_delay, [this] { return done_; })) return;
+        if (wake_.wait_for(lock, delay(), [this] { return done_; })) return;
         do {
             std::fprintf(stderr, "\r\033[Kdfx %s: %.1f MB read, %.1f MB written", command_.c_str(),
                          static_cast<double>(io::read_bytes()) / 1e6, static_cast<double>(io::written_bytes()) / 1e6);

@@ -82,7 +82,7 @@ public:
 
     session_summary finish() { return host_.finish(); }
 
-    session_host& host() noexcept { return host_; }
+    basic_session_host<hosts_of<Collectors>>& host() noexcept { return host_; }
 
 private:
     std::uint32_t cores() const noexcept { return static_cast<std::uint32_t>(host_.layout().cores.size()); }
@@ -93,7 +93,7 @@ private:
         return index;
     }
 
-    session_host host_;
+    basic_session_host<hosts_of<Collectors>> host_;
 };
 
 }  // namespace dfx

@@ -32,6 +32,7 @@
 #include <string_view>
 #include <thread>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -110,11 +111,35 @@ inline void write_session_summary(std::FILE* out, const session_summary& s) {
     if (!s.name_map.empty()) std::fprintf(out, "name map: wrote %s\n", s.name_map.string().c_str());
 }
 
-class session_host {
+// Which host collectors a session compiles: all of them for a choice made at
+// run time; only the enabled ones for dfx::session, whose choice is a type,
+// so a runtime's host TU compiles no writer it cannot use.
+struct all_hosts {
+    static constexpr bool swimlane = true, dep_gen = true, scope_stats = true, args_dump = true, pmu = true;
+};
+template <class Collectors>
+struct hosts_of {
+    static constexpr collector_choice c = Collectors::choice;
+    static constexpr bool swimlane = c.swimlane_level > 0, dep_gen = c.dep_gen, scope_stats = c.scope_stats,
+                          args_dump = c.dump_level > 0, pmu = c.pmu_event > 0;
+};
+
+namespace detail {
+struct no_host {};  // stands in for a host collector a session does not compile
+template <bool Compiled, class Host>
+using host_if = std::conditional_t<Compiled, Host, no_host>;
+}  // namespace detail
+
+template <class Hosts>
+class basic_session_host {
 public:
-    session_host(collector_choice choice, std::uint64_t clock_freq_hz, session_layout layout, session_options options = {})
+    basic_session_host(collector_choice choice, std::uint64_t clock_freq_hz, session_layout layout, session_options options = {})
         : choice_(choice), layout_(std::move(layout)), options_(std::move(options)) {
         if (!choice_.any_enabled()) return;
+        if ((choice_.swimlane_level > 0 && !Hosts::swimlane) || (choice_.dep_gen && !Hosts::dep_gen) ||
+            (choice_.scope_stats && !Hosts::scope_stats) || (choice_.dump_level > 0 && !Hosts::args_dump) ||
+            (choice_.pmu_event > 0 && !Hosts::pmu))
+            throw output_error("dfx session: a collector is on that this session was compiled without");
         if (layout_.cores.empty() && (choice_.swimlane_level > 0 || choice_.pmu_event > 0))
             throw output_error("dfx session: the layout has no cores");
         if (layout_.scheduler_threads == 0) throw output_error("dfx session: the layout has no scheduler threads");
@@ -136,7 +161,7 @@ public:
 
         // The session waits for its lanes itself (finish), so the hosts' own stop only drains.
         const transport_options drain_only{.drain_threads = 1, .stop_timeout = std::chrono::milliseconds{0}};
-        if (choice_.swimlane_level > 0) {
+        if constexpr (Hosts::swimlane) if (choice_.swimlane_level > 0) {
             swimlane_layout sl;
             sl.core_types = layout_.cores;
             sl.scheduler_threads = layout_.scheduler_threads;
@@ -146,23 +171,23 @@ public:
             swimlane_.emplace(choice_.swimlane_level, std::move(sl), channels_, drain_only);
             if (choice_.swimlane_level >= 3) swimlane_->set_core_to_thread(layout_.core_to_thread);
         }
-        if (choice_.dep_gen) deps_.emplace(channels_, channel_size{4, 1024}, drain_only);
-        if (choice_.scope_stats) scopes_.emplace(channels_, channel_size{4, 512}, drain_only);
-        if (choice_.dump_level > 0) {
+        if constexpr (Hosts::dep_gen) if (choice_.dep_gen) deps_.emplace(channels_, channel_size{4, 1024}, drain_only);
+        if constexpr (Hosts::scope_stats) if (choice_.scope_stats) scopes_.emplace(channels_, channel_size{4, 512}, drain_only);
+        if constexpr (Hosts::args_dump) if (choice_.dump_level > 0) {
             args_dump_layout dl = options_.dump_sizes;
             dl.scheduler_threads = layout_.scheduler_threads;
             dump_.emplace(choice_.dump_level, dir, dl, channels_, drain_only);
         }
-        if (choice_.pmu_event > 0) {
+        if constexpr (Hosts::pmu) if (choice_.pmu_event > 0) {
             pmu_layout pl;
             for (const int t : layout_.core_to_thread) pl.core_to_thread.push_back(static_cast<std::uint32_t>(t));
             pmu_.emplace(choice_.pmu_event, std::move(pl), channels_, drain_only);
         }
         for_each_host([](auto& h, const char*) { h.start(); });
     }
-    session_host(const session_host&) = delete;
-    session_host& operator=(const session_host&) = delete;
-    ~session_host() {
+    basic_session_host(const basic_session_host&) = delete;
+    basic_session_host& operator=(const basic_session_host&) = delete;
+    ~basic_session_host() {
         if (!finished_) stop();
     }
 
@@ -189,19 +214,21 @@ public:
 
     // Scope stats: the capacities the ring-fill report compares against.
     void set_ring_capacity(int ring, std::int32_t task_window, std::uint64_t heap_bytes, std::int32_t dep_pool) {
-        if (scopes_) scopes_->set_ring_capacity(ring, task_window, heap_bytes, dep_pool);
+        if constexpr (Hosts::scope_stats)
+            if (scopes_) scopes_->set_ring_capacity(ring, task_window, heap_bytes, dep_pool);
     }
     void set_tensormap_capacity(std::int32_t entries) {
-        if (scopes_) scopes_->set_tensormap_capacity(entries);
+        if constexpr (Hosts::scope_stats)
+            if (scopes_) scopes_->set_tensormap_capacity(entries);
     }
 
     // The hosts, for what the session does not wrap (the args dump and PMU
     // summaries); empty when the collector is off.
-    std::optional<swimlane_host<>>& swimlane() noexcept { return swimlane_; }
-    std::optional<dep_gen_host<>>& dep_gen() noexcept { return deps_; }
-    std::optional<scope_stats_host<>>& scope_stats() noexcept { return scopes_; }
-    std::optional<args_dump_host<>>& args_dump() noexcept { return dump_; }
-    std::optional<pmu_host<>>& pmu() noexcept { return pmu_; }
+    auto& swimlane() noexcept { return swimlane_; }
+    auto& dep_gen() noexcept { return deps_; }
+    auto& scope_stats() noexcept { return scopes_; }
+    auto& args_dump() noexcept { return dump_; }
+    auto& pmu() noexcept { return pmu_; }
 
     // Waits for every lane to finish (naming the ones still attached, up to
     // stop_timeout), stops the drain, writes every artefact whose capture is
@@ -218,27 +245,34 @@ public:
         wait_for_lanes();
         stop();
         const std::filesystem::path& dir = set_->dir();
-        if (swimlane_) summary.collectors.push_back(outcome("chip swimlane", *swimlane_, [&] { return files_of(swimlane_->write(dir)); }));
-        if (deps_) summary.collectors.push_back(outcome("dep_gen", *deps_, [&]() -> std::vector<std::filesystem::path> {
-            const deps_written w = deps_->write(dir);
-            if (!w.refused.empty()) throw refused{w.refused};
-            return files_of(w.path);
-        }));
-        if (scopes_) summary.collectors.push_back(outcome("scope stats", *scopes_, [&] { return files_of(scopes_->write(dir)); }, /*records_loss=*/true));
-        if (dump_) summary.collectors.push_back(outcome("args dump", *dump_, [&] {
-            const std::filesystem::path json = dump_->write();
-            return json.empty() ? std::vector<std::filesystem::path>{} : std::vector<std::filesystem::path>{json, json.parent_path() / args_bin_name};
-        }, /*records_loss=*/true));
-        if (pmu_) summary.collectors.push_back(outcome("PMU", *pmu_, [&] { return files_of(pmu_->write(dir)); }));
-        if (swimlane_ || deps_) summary.name_map = write_name_map(dir, options_.case_name, kernels_);
+        if constexpr (Hosts::swimlane)
+            if (swimlane_) summary.collectors.push_back(outcome("chip swimlane", *swimlane_, [&] { return files_of(swimlane_->write(dir)); }));
+        if constexpr (Hosts::dep_gen)
+            if (deps_) summary.collectors.push_back(outcome("dep_gen", *deps_, [&]() -> std::vector<std::filesystem::path> {
+                const deps_written w = deps_->write(dir);
+                if (!w.refused.empty()) throw refused{w.refused};
+                return files_of(w.path);
+            }));
+        if constexpr (Hosts::scope_stats)
+            if (scopes_) summary.collectors.push_back(outcome("scope stats", *scopes_, [&] { return files_of(scopes_->write(dir)); }, /*records_loss=*/true));
+        if constexpr (Hosts::args_dump)
+            if (dump_) summary.collectors.push_back(outcome("args dump", *dump_, [&] {
+                const std::filesystem::path json = dump_->write();
+                return json.empty() ? std::vector<std::filesystem::path>{} : std::vector<std::filesystem::path>{json, json.parent_path() / args_bin_name};
+            }, /*records_loss=*/true));
+        if constexpr (Hosts::pmu)
+            if (pmu_) summary.collectors.push_back(outcome("PMU", *pmu_, [&] { return files_of(pmu_->write(dir)); }));
+        if (choice_.swimlane_level > 0 || choice_.dep_gen) summary.name_map = write_name_map(dir, options_.case_name, kernels_);
         set_->commit();  // the whole set at once
         for (auto& c : summary.collectors)
             for (auto& f : c.files) f = set_->final_path(f);
         summary.name_map = set_->final_path(summary.name_map);
         if (options_.log) {
             for_each_host([&](auto& h, const char* title) { write_accounting(options_.log, title, h.report()); });
-            if (dump_) write_args_dump_report(options_.log, dump_->summary());
-            if (pmu_) write_pmu_report(options_.log, pmu_->summary());
+            if constexpr (Hosts::args_dump)
+                if (dump_) write_args_dump_report(options_.log, dump_->summary());
+            if constexpr (Hosts::pmu)
+                if (pmu_) write_pmu_report(options_.log, pmu_->summary());
             write_session_summary(options_.log, summary);
         }
         return summary;
@@ -251,11 +285,16 @@ private:
 
     template <class F>
     void for_each_host(F&& f) {
-        if (swimlane_) f(*swimlane_, "chip swimlane");
-        if (deps_) f(*deps_, "dep_gen");
-        if (scopes_) f(*scopes_, "scope stats");
-        if (dump_) f(*dump_, "args dump");
-        if (pmu_) f(*pmu_, "PMU");
+        if constexpr (Hosts::swimlane)
+            if (swimlane_) f(*swimlane_, "chip swimlane");
+        if constexpr (Hosts::dep_gen)
+            if (deps_) f(*deps_, "dep_gen");
+        if constexpr (Hosts::scope_stats)
+            if (scopes_) f(*scopes_, "scope stats");
+        if constexpr (Hosts::args_dump)
+            if (dump_) f(*dump_, "args dump");
+        if constexpr (Hosts::pmu)
+            if (pmu_) f(*pmu_, "PMU");
     }
 
     static std::vector<std::filesystem::path> files_of(const std::filesystem::path& p) {
@@ -335,11 +374,14 @@ private:
     channel_registry channels_;
     std::optional<artefact_set> set_;  // before the hosts: the args dump writes into it until it is destroyed
     // Hosts last: destroyed first (their drain threads write into themselves only).
-    std::optional<swimlane_host<>> swimlane_;
-    std::optional<dep_gen_host<>> deps_;
-    std::optional<scope_stats_host<>> scopes_;
-    std::optional<args_dump_host<>> dump_;
-    std::optional<pmu_host<>> pmu_;
+    std::optional<detail::host_if<Hosts::swimlane, swimlane_host<>>> swimlane_;
+    std::optional<detail::host_if<Hosts::dep_gen, dep_gen_host<>>> deps_;
+    std::optional<detail::host_if<Hosts::scope_stats, scope_stats_host<>>> scopes_;
+    std::optional<detail::host_if<Hosts::args_dump, args_dump_host<>>> dump_;
+    std::optional<detail::host_if<Hosts::pmu, pmu_host<>>> pmu_;
 };
+
+// Every host collector, for a collector choice made at run time (dfx-sim).
+using session_host = basic_session_host<all_hosts>;
 
 }  // namespace dfx
