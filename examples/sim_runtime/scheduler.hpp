@@ -141,8 +141,7 @@ void run_worker(chip& c, View& view, core_state& core) {
         view.started();
         view.pmu_begin();
         t.kernel->run(call);
-        view.pmu_end(t.id, static_cast<std::uint32_t>(t.kernel->id),
-                     core.type == dfx::core_type::aic ? dfx::core_kind::aic : dfx::core_kind::aiv);
+        view.pmu_end(t.id, static_cast<std::uint32_t>(t.kernel->id), core.type);
         view.ended();
         core.finished.store(token, std::memory_order_release);
         c.wake_scheduler(core.owner);

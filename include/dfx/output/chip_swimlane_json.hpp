@@ -14,11 +14,10 @@
 
 #include "dfx/output/atomic_file.hpp"
 #include "dfx/output/text_writer.hpp"
+#include "dfx/record/core_type.hpp"
 #include "dfx/record/swimlane_records.hpp"
 
 namespace dfx {
-
-enum class core_type : std::uint8_t { aic, aiv };
 
 inline constexpr std::string_view records_file_name = "chip_swimlane_records.json";
 
