@@ -59,6 +59,7 @@ inline std::string_view sched_phase_name(sched_phase_kind kind) noexcept {
         case sched_phase_kind::async_poll: return "async_poll";
         case sched_phase_kind::predicated_skip: return "predicated_skip";
         case sched_phase_kind::graph_prepare: return "graph_prepare";
+        case sched_phase_kind::generic: return "generic";
     }
     return "unknown";
 }
