@@ -56,35 +56,45 @@ template <int N> struct policy_of<pmu_event<N>> : kind_and_value<policy_kind::pm
 template <bool B> struct policy_of<dep_gen<B>> : kind_and_value<policy_kind::dep_gen, B> {};
 template <bool B> struct policy_of<scope_stats<B>> : kind_and_value<policy_kind::scope_stats, B> {};
 
-template <policy_kind K, class... Policies>
-inline constexpr int count_of = (0 + ... + (policy_of<Policies>::kind == K ? 1 : 0));
+// What a list of policies names, in one pass: per kind, how many times and
+// the first value (0, off, when not named). The first, not a sum, so a kind
+// named twice reports only its own static_assert.
+struct named_policies {
+    int count[6] = {};
+    int value[6] = {};
 
-// The value of the first policy of kind K, 0 (off) when none is named. The
-// first, not a sum, so a kind named twice reports only its own static_assert.
-template <policy_kind K, class... Policies>
-constexpr int value_of() noexcept {
-    int value = 0;
-    bool seen = false;
-    ((!seen && policy_of<Policies>::kind == K ? (value = policy_of<Policies>::value, seen = true) : false), ...);
-    return value;
+    constexpr void note(policy_kind kind, int v) noexcept {
+        const int k = static_cast<int>(kind);
+        if (count[k]++ == 0) value[k] = v;
+    }
+    constexpr int times(policy_kind kind) const noexcept { return count[static_cast<int>(kind)]; }
+    constexpr int of(policy_kind kind) const noexcept { return value[static_cast<int>(kind)]; }
+};
+
+template <class... Policies>
+constexpr named_policies name_policies() noexcept {
+    named_policies named;
+    (named.note(policy_of<Policies>::kind, policy_of<Policies>::value), ...);
+    return named;
 }
 
 template <class... Policies>
 struct name_collectors {
-    static_assert(((policy_of<Policies>::kind != policy_kind::none) && ...),
+    static constexpr named_policies named = name_policies<Policies...>();
+    using kind = policy_kind;
+
+    static_assert(named.times(kind::none) == 0,
                   "dfx::collectors: every argument must be a collector policy: dfx::swimlane_level<N>, "
                   "dfx::dump_level<N>, dfx::pmu_event<N>, dfx::dep_gen<B> or dfx::scope_stats<B>");
-    static_assert(count_of<policy_kind::swimlane, Policies...> <= 1, "dfx::collectors: swimlane_level named twice");
-    static_assert(count_of<policy_kind::dump, Policies...> <= 1, "dfx::collectors: dump_level named twice");
-    static_assert(count_of<policy_kind::pmu, Policies...> <= 1, "dfx::collectors: pmu_event named twice");
-    static_assert(count_of<policy_kind::dep_gen, Policies...> <= 1, "dfx::collectors: dep_gen named twice");
-    static_assert(count_of<policy_kind::scope_stats, Policies...> <= 1, "dfx::collectors: scope_stats named twice");
+    static_assert(named.times(kind::swimlane) <= 1, "dfx::collectors: swimlane_level named twice");
+    static_assert(named.times(kind::dump) <= 1, "dfx::collectors: dump_level named twice");
+    static_assert(named.times(kind::pmu) <= 1, "dfx::collectors: pmu_event named twice");
+    static_assert(named.times(kind::dep_gen) <= 1, "dfx::collectors: dep_gen named twice");
+    static_assert(named.times(kind::scope_stats) <= 1, "dfx::collectors: scope_stats named twice");
 
-    using type = collector_bundle<swimlane_level<value_of<policy_kind::swimlane, Policies...>()>,
-                                  dump_level<value_of<policy_kind::dump, Policies...>()>,
-                                  pmu_event<value_of<policy_kind::pmu, Policies...>()>,
-                                  dep_gen<value_of<policy_kind::dep_gen, Policies...>() != 0>,
-                                  scope_stats<value_of<policy_kind::scope_stats, Policies...>() != 0>>;
+    using type = collector_bundle<swimlane_level<named.of(kind::swimlane)>, dump_level<named.of(kind::dump)>,
+                                  pmu_event<named.of(kind::pmu)>, dep_gen<named.of(kind::dep_gen) != 0>,
+                                  scope_stats<named.of(kind::scope_stats) != 0>>;
 };
 
 }  // namespace detail
