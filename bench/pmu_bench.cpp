@@ -185,7 +185,7 @@ void BM_worker_pmu_typed(benchmark::State& state) {
             ++task;
             view.pmu_begin();
             benchmark::DoNotOptimize(kernel(data, task));
-            view.pmu_end(task, func_id, dfx::core_kind::aiv);
+            view.pmu_end(task, func_id, dfx::core_type::aiv);
         }
     } else {
         fixture f;
@@ -199,7 +199,7 @@ void BM_worker_pmu_typed(benchmark::State& state) {
                 ++task;
                 view.pmu_begin();
                 benchmark::DoNotOptimize(kernel(data, task));
-                view.pmu_end(task, func_id, dfx::core_kind::aiv);
+                view.pmu_end(task, func_id, dfx::core_type::aiv);
             }
         }  // the sink publishes its last buffer
         f.host.stop();
@@ -222,7 +222,7 @@ void BM_worker_pmu_runtime_gated(benchmark::State& state) {
             ++task;
             if (runtime_enabled) view.pmu_begin();
             benchmark::DoNotOptimize(kernel(data, task));
-            if (runtime_enabled) view.pmu_end(task, func_id, dfx::core_kind::aiv);
+            if (runtime_enabled) view.pmu_end(task, func_id, dfx::core_type::aiv);
         }
     }
     f.host.stop();

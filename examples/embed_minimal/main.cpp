@@ -56,8 +56,7 @@ void body(std::uint32_t t) {
 
 template <int Level>
 int run(std::uint32_t n, const std::string& out_dir) {
-    using collectors = dfx::collectors<dfx::swimlane_level<Level>, dfx::dump_level<0>, dfx::pmu_event<0>,
-                                       dfx::dep_gen<true>, dfx::scope_stats<true>>;
+    using collectors = dfx::collectors<dfx::swimlane_level<Level>, dfx::dep_gen<true>, dfx::scope_stats<true>>;
     // ---- DFX glue: the session, kernel names, the ring the scope stats compare against
     dfx::session<collectors> dfx_session{{.cores = std::vector<dfx::core_type>(worker_count, dfx::core_type::aiv)},
                                          {.prefix = out_dir, .case_name = "embed_minimal"}};

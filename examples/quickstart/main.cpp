@@ -33,8 +33,8 @@ void busy_work(std::uint32_t task) {
 
 int main(int argc, char** argv) try {
     // [readme: session]
-    // Compile-time choice: swimlane level 2 and the dependency graph; the rest is off.
-    using my_collectors = dfx::collectors<dfx::swimlane_level<2>, dfx::dump_level<0>, dfx::pmu_event<0>, dfx::dep_gen<true>>;
+    // Compile-time choice, named in any order: the dependency graph and swimlane level 2; the rest is off.
+    using my_collectors = dfx::collectors<dfx::dep_gen<true>, dfx::swimlane_level<2>>;
     dfx::session<my_collectors> dfx_session{
         {.cores = {dfx::core_type::aiv, dfx::core_type::aiv}, .scheduler_threads = 1},
         {.prefix = argc > 1 ? argv[1] : "dfx_outputs", .case_name = "quickstart"}};

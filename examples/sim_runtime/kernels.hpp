@@ -14,8 +14,8 @@
 #include <span>
 #include <string_view>
 
-#include "dfx/output/chip_swimlane_json.hpp"  // dfx::core_type
 #include "dfx/output/name_map.hpp"
+#include "dfx/record/core_type.hpp"
 
 namespace sim {
 

@@ -31,6 +31,7 @@ void run_scheduler(chip& c, View& view, unsigned me) {
 
     std::vector<owned*> finished;
     std::vector<task*> done;
+    const auto depths = [&c] { return c.depths(); };  // read only when phases are recorded
     int idle_polls = 0;
     for (std::uint32_t iter = 0;; ++iter) {
         const std::uint32_t seen = c.wake(me).load(std::memory_order_acquire);
@@ -44,7 +45,7 @@ void run_scheduler(chip& c, View& view, unsigned me) {
             worked = true;
             done.clear();
             {
-                auto phase = view.phase(dfx::sched_phase_kind::complete, iter, c.depths());
+                auto phase = view.phase(dfx::sched_phase_kind::complete, iter, depths);
                 for (owned* o : finished) {
                     view.finished(o->core->id, o->inflight, o->stamp);
                     o->inflight = 0;
@@ -55,18 +56,18 @@ void run_scheduler(chip& c, View& view, unsigned me) {
                     done.push_back(t);
                 }
                 phase.processed(static_cast<std::uint32_t>(finished.size()));
-                phase.depths_at_end(c.depths());
+                phase.depths_at_end(depths);
             }
             if (!done.empty()) {
                 {
-                    auto phase = view.phase(dfx::sched_phase_kind::resolve, iter, c.depths());
+                    auto phase = view.phase(dfx::sched_phase_kind::resolve, iter, depths);
                     std::uint32_t ready = 0;
                     for (task* t : done) ready += c.complete(*t);
                     phase.processed(ready);
-                    phase.depths_at_end(c.depths());
+                    phase.depths_at_end(depths);
                 }
                 {
-                    auto phase = view.phase(dfx::sched_phase_kind::release, iter, c.depths());
+                    auto phase = view.phase(dfx::sched_phase_kind::release, iter, depths);
                     phase.processed(c.reclaim());
                 }
                 c.notify_progress();
@@ -79,7 +80,7 @@ void run_scheduler(chip& c, View& view, unsigned me) {
             idle_core_has_work |= !o.inflight && c.queue(o.core->type).size() > 0;
         if (idle_core_has_work) {
             worked = true;
-            auto phase = view.phase(dfx::sched_phase_kind::dispatch, iter, c.depths());
+            auto phase = view.phase(dfx::sched_phase_kind::dispatch, iter, depths);
             std::uint32_t hit = 0, miss = 0;
             for (auto& o : cores) {
                 if (o.inflight) continue;
@@ -101,7 +102,7 @@ void run_scheduler(chip& c, View& view, unsigned me) {
             c.dispatches().fetch_add(hit, std::memory_order_relaxed);
             phase.processed(hit);
             phase.pops(hit, miss);
-            phase.depths_at_end(c.depths());
+            phase.depths_at_end(depths);
         }
 
         if (c.drained()) {
@@ -141,8 +142,7 @@ void run_worker(chip& c, View& view, core_state& core) {
         view.started();
         view.pmu_begin();
         t.kernel->run(call);
-        view.pmu_end(t.id, static_cast<std::uint32_t>(t.kernel->id),
-                     core.type == dfx::core_type::aic ? dfx::core_kind::aic : dfx::core_kind::aiv);
+        view.pmu_end(t.id, static_cast<std::uint32_t>(t.kernel->id), core.type);
         view.ended();
         core.finished.store(token, std::memory_order_release);
         c.wake_scheduler(core.owner);

@@ -181,7 +181,8 @@ TEST_CASE("scheduler phase records keep their optional fields") {
         "aicpu_scheduler_phases": [[
           {"kind": "dummy_task", "start_cycles": 10, "end_cycles": 10, "loop_iter": 3, "tasks_processed": 1, "task_id": 18446744073709551615, "shared_at_start": [0,0,0], "shared_at_end": [0,0,0]},
           {"kind": "complete", "start_cycles": 20, "end_cycles": 30},
-          {"kind": "fanout", "start_cycles": 40, "end_cycles": 50, "shared_at_start": [1,2], "shared_at_end": [0,0,0]}
+          {"kind": "fanout", "start_cycles": 40, "end_cycles": 50, "shared_at_start": [1,2], "shared_at_end": [0,0,0]},
+          {"kind": "generic", "start_cycles": 60, "end_cycles": 70, "tasks_processed": 2, "shared_at_start": [0,0,0], "shared_at_end": [0,0,0]}
         ]]})"));
     REQUIRE(pd.sched.size() == 1);
     const auto& r = pd.sched[0];
@@ -194,6 +195,8 @@ TEST_CASE("scheduler phase records keep their optional fields") {
     CHECK(r[1].start_us == doctest::Approx(0.01));  // 1 GHz: 10 cycles = 0.01 us
     CHECK(r[2].kind == sw::phase_kind::other);  // legacy name: read, not rendered
     CHECK_FALSE(r[2].depths_valid);             // a depth array needs exactly 3 entries
+    CHECK(r[3].kind == sw::phase_kind::generic);  // dfxkit's kind for other schedulers
+    CHECK(r[3].tasks_processed == 2);
 }
 
 TEST_CASE("invalid levels and frequencies are errors that name the file") {

@@ -246,3 +246,38 @@ TEST_CASE("the conformance traces are the same bytes whatever the chunk size") {
         CHECK(traces[2] == traces[0]);
     }
 }
+
+TEST_CASE("a generic scheduler phase is drawn on its thread's lane; an unknown kind is not") {
+    // A scheduler that is not Simpler's: one generic phase on thread 1, and a
+    // legacy kind the reference dropped, which stays undrawn.
+    constexpr const char* generic_records = R"({
+  "chip_swimlane_level": 3,
+  "metadata": {"clock_freq_hz": 50000000, "num_cores": 1, "core_types": ["aiv"], "core_to_thread": [1]},
+  "aicore_tasks": [[0, 7, 1, 1000120, 1000620, 5]],
+  "aicpu_tasks": [[0, 1, 1000108, 1000630]],
+  "aicpu_scheduler_phases": [
+    [],
+    [
+      {"kind": "generic", "start_cycles": 1000050, "end_cycles": 1000100, "loop_iter": 2, "tasks_processed": 3, "shared_at_start": [0,4,0], "shared_at_end": [0,1,0]},
+      {"kind": "scan", "start_cycles": 1000100, "end_cycles": 1000105, "loop_iter": 2, "tasks_processed": 1, "shared_at_start": [0,0,0], "shared_at_end": [0,0,0]}
+    ],
+    [], []
+  ]
+})";
+    scratch_dir dir;
+    converted t(dir, generic_records, nullptr, nullptr);
+    auto generic = t.named("generic(3)", "X");
+    REQUIRE(generic.size() == 1);
+    CHECK(integer(generic[0], "pid") == 2);
+    CHECK(integer(generic[0], "tid") == 30010);  // Sched_1, lane 0
+    CHECK(str(generic[0], "cat") == "scheduler");
+    CHECK(str(generic[0], "cname") == "generic_work");
+    CHECK(num(generic[0], "dur") == doctest::Approx(1.0));
+    CHECK(str(generic[0]["args"], "phase") == "generic");
+    CHECK(integer(generic[0]["args"], "loop_iter") == 2);
+    CHECK(t.named("shared_ready_queue", "C").empty());  // queue counters follow complete / dispatch only
+    CHECK(t.where([](simdjson::dom::element e) {
+               std::string_view name;
+               return !e["name"].get(name) && name.substr(0, 4) == "scan";
+           }).empty());
+}

@@ -141,7 +141,7 @@ void run_loop() {
 
         // Scheduler: dispatch ready tasks to idle cores.
         {
-            auto phase = scheduler.phase(dfx::sched_phase_kind::dispatch, iter, depths());
+            auto phase = scheduler.phase(dfx::sched_phase_kind::dispatch, iter, depths);
             std::uint32_t hit = 0;
             std::uint32_t miss = 0;
             std::uint32_t dispatched = 0;
@@ -162,7 +162,7 @@ void run_loop() {
             }
             phase.pops(hit, miss);
             phase.processed(dispatched);
-            phase.depths_at_end(depths());
+            phase.depths_at_end(depths);
         }
 
         // Workers: each busy core runs its task.
@@ -175,7 +175,7 @@ void run_loop() {
 
         // Scheduler: observe completions.
         {
-            auto phase = scheduler.phase(dfx::sched_phase_kind::complete, iter, depths());
+            auto phase = scheduler.phase(dfx::sched_phase_kind::complete, iter, depths);
             std::uint32_t done = 0;
             for (std::uint32_t c = 0; c < core_count; ++c) {
                 if (!cores[c].busy) continue;
@@ -185,7 +185,7 @@ void run_loop() {
             }
             completed += done;
             phase.processed(done);
-            phase.depths_at_end(depths());
+            phase.depths_at_end(depths);
         }
         ++iter;
     }

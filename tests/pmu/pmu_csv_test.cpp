@@ -37,7 +37,7 @@ dfx::pmu_row row(std::uint32_t thread, std::uint32_t core, std::uint64_t task, s
     r.core_id = core;
     r.record.task_id = task;
     r.record.func_id = func;
-    r.record.core = static_cast<dfx::core_kind>(core_type);
+    r.record.core = static_cast<dfx::core_type>(core_type);
     r.record.total_cycles = total;
     for (std::size_t i = 0; i < counters.size(); ++i) r.record.counters[i] = counters[i];
     return r;

@@ -78,7 +78,7 @@ run_result run(const std::string& name, int event, std::vector<std::uint32_t> co
                 view.received((1ULL << 32) | (k * cores + c), k + 1);
                 view.started();
                 view.pmu_begin();
-                view.pmu_end((1ULL << 32) | (k * cores + c), 10 + c, c % 2 ? dfx::core_kind::aiv : dfx::core_kind::aic);
+                view.pmu_end((1ULL << 32) | (k * cores + c), 10 + c, c % 2 ? dfx::core_type::aiv : dfx::core_type::aic);
                 view.ended();
             }
         });
@@ -185,7 +185,7 @@ TEST_CASE("a view given no counter source still sends its rows, marked, and the 
         auto sink = channels.sink<sink_type>(0);
         dfx::aicore_view<set::aicore, dfx::steady_clock_source, sink_type, dfx::simulated_pmu_source> view{&sink};
         view.pmu_begin();
-        view.pmu_end(5, 1, dfx::core_kind::aic);
+        view.pmu_end(5, 1, dfx::core_type::aic);
     }
     host.stop();
     const auto s = host.summary();
@@ -235,7 +235,7 @@ TEST_CASE("zero cost: PMU off adds nothing to the view; PMU on costs only the lo
     // With PMU off, pmu_begin/pmu_end compile to nothing for any sink and source.
     dfx::aicore_view<dfx::aicore_guards<true, false>, dfx::steady_clock_source, timing_only_sink> plain{&sink};
     plain.pmu_begin();
-    plain.pmu_end(1, 1, dfx::core_kind::aic);
+    plain.pmu_end(1, 1, dfx::core_type::aic);
     CHECK(true);
 }
 

@@ -29,7 +29,7 @@ dfx::pmu_record one_kernel(Source& source, During during) {
     dfx::aicore_view<dfx::aicore_guards<false, true>, dfx::steady_clock_source, recording_sink, Source> view{&sink, &source};
     view.pmu_begin();
     during();
-    view.pmu_end(0x100000003ULL, 7, dfx::core_kind::aiv);
+    view.pmu_end(0x100000003ULL, 7, dfx::core_type::aiv);
     REQUIRE(sink.rows.size() == 1);
     return sink.rows[0];
 }
@@ -50,7 +50,7 @@ TEST_CASE("the simulated source: each kernel counts 1000 + seed cycles and 100 *
         CHECK(r.refused_errno == 0);
         CHECK(r.task_id == 0x100000003ULL);
         CHECK(r.func_id == 7);
-        CHECK(r.core == dfx::core_kind::aiv);
+        CHECK(r.core == dfx::core_type::aiv);
     }
 }
 

@@ -42,9 +42,8 @@ struct captured_log {
     }
 };
 
-using level4_deps_scopes =
-    dfx::collectors<dfx::swimlane_level<4>, dfx::dump_level<0>, dfx::pmu_event<0>, dfx::dep_gen<true>, dfx::scope_stats<true>>;
-using deps_only = dfx::collectors<dfx::swimlane_level<0>, dfx::dump_level<0>, dfx::pmu_event<0>, dfx::dep_gen<true>>;
+using level4_deps_scopes = dfx::collectors<dfx::scope_stats<true>, dfx::dep_gen<true>, dfx::swimlane_level<4>>;
+using deps_only = dfx::collectors<dfx::dep_gen<true>>;
 
 const dfx::tensor_view buffer{.addr = 0x1000, .size = 64, .ndims = 1, .shape = {16}, .strides = {1}};
 

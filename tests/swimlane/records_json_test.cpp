@@ -42,7 +42,7 @@ dfx::queue_depths depths(simdjson::dom::array a) {
 }
 
 dfx::sched_phase_kind kind_of(std::string_view name) {
-    for (int k = 0; k <= 13; ++k) {
+    for (int k = 0; k <= 32; ++k) {
         const auto kind = static_cast<dfx::sched_phase_kind>(k);
         if (dfx::sched_phase_name(kind) == name) return kind;
     }
@@ -225,6 +225,25 @@ TEST_CASE("task ids are written for the task-marker phase kinds only") {
         const bool expect_task = kind != dfx::sched_phase_kind::resolve;
         CHECK((render(c).find("\"task_id\": 18446744073709551615") != std::string::npos) == expect_task);
     }
+}
+
+TEST_CASE("a generic phase is written by name, with the keys every kind has") {
+    dfx::swimlane_capture c;
+    c.level = 3;
+    c.clock_freq_hz = 1;
+    c.core_types = {dfx::core_type::aiv};
+    dfx::sched_phase_record r;
+    r.kind = dfx::sched_phase_kind::generic;
+    r.start = 5;
+    r.end = 9;
+    r.tasks_processed = 2;
+    r.pop_hit = 1;
+    r.task_id = 7;
+    r.depth_at_start = {0, 3, 0};
+    c.scheduler_phases = {{r}};
+    CHECK(render(c).find(R"({"kind": "generic", "start_cycles": 5, "end_cycles": 9, "loop_iter": 0, )"
+                         R"("tasks_processed": 2, "shared_at_start": [0,3,0], "shared_at_end": [0,0,0]})") !=
+          std::string::npos);
 }
 
 TEST_CASE("nothing captured, no file") {

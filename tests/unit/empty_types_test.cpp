@@ -37,6 +37,8 @@ static_assert(std::is_empty_v<level1::orchestrator_view>);
 using level2 = dfx::collector_set<dfx::collectors<dfx::swimlane_level<2>>, dfx::tsc_clock, any_sink>;
 static_assert(!std::is_empty_v<level2::scheduler_view::stamp>);
 static_assert(std::is_empty_v<decltype(std::declval<level2::scheduler_view&>().phase(dfx::sched_phase_kind::complete, 0))>);
+static_assert(std::is_empty_v<decltype(std::declval<level2::scheduler_view&>().phase(
+                  dfx::sched_phase_kind::complete, 0, [] { return dfx::queue_depths{}; }))>);
 static_assert(std::is_empty_v<level2::orchestrator_view>);
 
 // A runtime's per-core slot keeps the stamp without paying for it when off.

@@ -51,6 +51,38 @@ TEST_CASE("the collectors bundle derives each role's guards") {
     CHECK(level2_memory::choice == dfx::collector_choice{2, 1, 4, false, false});
 }
 
+TEST_CASE("collectors are named in any order, and what is not named is off") {
+    using positional = dfx::collectors<dfx::swimlane_level<2>, dfx::dump_level<0>, dfx::pmu_event<0>, dfx::dep_gen<true>>;
+    using by_name = dfx::collectors<dfx::dep_gen<true>, dfx::swimlane_level<2>>;
+    using reordered = dfx::collectors<dfx::swimlane_level<2>, dfx::pmu_event<0>, dfx::dep_gen<true>>;
+    // One choice is one type, however it is spelt, so the guards are the same too.
+    static_assert(std::is_same_v<by_name, positional>);
+    static_assert(std::is_same_v<reordered, positional>);
+    static_assert(std::is_same_v<by_name::aicore, dfx::aicore_guards<true, false>>);
+    static_assert(std::is_same_v<by_name::scheduler, dfx::scheduler_guards<true, false, 0>>);
+    static_assert(std::is_same_v<by_name::orchestrator, dfx::orchestrator_guards<false, true, false>>);
+    CHECK(by_name::choice == dfx::collector_choice{2, 0, 0, true, false});
+
+    // All five, backwards, against the full positional form.
+    using backwards = dfx::collectors<dfx::scope_stats<true>, dfx::dep_gen<false>, dfx::pmu_event<6>,
+                                      dfx::dump_level<1>, dfx::swimlane_level<4>>;
+    using forwards = dfx::collectors<dfx::swimlane_level<4>, dfx::dump_level<1>, dfx::pmu_event<6>,
+                                     dfx::dep_gen<false>, dfx::scope_stats<true>>;
+    static_assert(std::is_same_v<backwards, forwards>);
+    CHECK(backwards::choice == dfx::collector_choice{4, 1, 6, false, true});
+    static_assert(std::is_same_v<backwards::swimlane, dfx::swimlane_level<4>>);
+    static_assert(std::is_same_v<backwards::pmu, dfx::pmu_event<6>>);
+    static_assert(std::is_same_v<backwards::scopes, dfx::scope_stats<true>>);
+
+    // Only a switch named: everything else is off.
+    using scopes_only = dfx::collectors<dfx::scope_stats<true>>;
+    static_assert(std::is_same_v<scopes_only::swimlane, dfx::swimlane_level<0>>);
+    static_assert(std::is_same_v<scopes_only::deps, dfx::dep_gen<false>>);
+    CHECK(scopes_only::choice == dfx::collector_choice{0, 0, 0, false, true});
+    static_assert(std::is_same_v<dfx::collectors<dfx::swimlane_level<0>, dfx::dep_gen<false>>, dfx::all_off>);
+    CHECK_FALSE(dfx::all_off::any_enabled);
+}
+
 TEST_CASE("clock sources tick forward at a plausible frequency") {
     const auto a = dfx::steady_clock_source::now();
     const auto b = dfx::steady_clock_source::now();

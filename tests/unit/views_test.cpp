@@ -124,6 +124,39 @@ TEST_CASE("level 3 adds scheduler phases with queue depths") {
     CHECK(sink.orchestrator.empty());
 }
 
+// A phase's depths through samplers: each is called only when phases record.
+template <class Set>
+int sampled_phase(const Set& set) {
+    int calls = 0;
+    auto scheduler = set.scheduler();
+    {
+        auto phase = scheduler.phase(dfx::sched_phase_kind::complete, 9, [&] {
+            ++calls;
+            return dfx::queue_depths{4, 5, 6};
+        });
+        phase.depths_at_end([&] {
+            ++calls;
+            return dfx::queue_depths{1, 2, 3};
+        });
+    }
+    return calls;
+}
+
+TEST_CASE("a phase's queue depths come from samplers, called only when phases are on") {
+    recording_sink sink;
+    CHECK(sampled_phase(set_at<2>{&sink}) == 0);
+    CHECK(sink.phases.empty());
+    CHECK(sampled_phase(set_at<0>{&sink}) == 0);
+
+    CHECK(sampled_phase(set_at<3>{&sink}) == 2);
+    REQUIRE(sink.phases.size() == 1);
+    const auto& p = sink.phases[0];
+    CHECK(p.kind == dfx::sched_phase_kind::complete);
+    CHECK(p.loop_iter == 9);
+    CHECK((p.depth_at_start.aic == 4 && p.depth_at_start.aiv == 5 && p.depth_at_start.mix == 6));
+    CHECK((p.depth_at_end.aic == 1 && p.depth_at_end.aiv == 2 && p.depth_at_end.mix == 3));
+}
+
 TEST_CASE("level 4 adds one orchestrator record per submit, numbered in order") {
     recording_sink sink;
     set_at<4> set{&sink};

@@ -95,8 +95,11 @@ dfx_zc_core_slot dfx_zc_core_slots[dfx_zc_max_cores];
 extern "C" void dfx_zc_scheduler_loop(const dfx_zc_task* tasks, std::uint32_t n_tasks,
                                       volatile std::uint32_t* regs) {
     STAMP(auto view = the_collectors.scheduler();)
+    // Reading the queue depths costs a volatile load; the sampler is only
+    // called when phases are on.
+    STAMP(const auto depths = [&] { return dfx::queue_depths{static_cast<std::int16_t>(regs[0]), 0, 0}; };)
     for (std::uint32_t iter = 0; iter < n_tasks; ++iter) {
-        STAMP(auto phase = view.phase(dfx::sched_phase_kind::dispatch, iter);)
+        STAMP(auto phase = view.phase(dfx::sched_phase_kind::dispatch, iter, depths);)
         const dfx_zc_task& task = tasks[iter];
         const std::uint32_t core = task.core % dfx_zc_max_cores;
         dfx_zc_core_slot& slot = dfx_zc_core_slots[core];
@@ -106,6 +109,7 @@ extern "C" void dfx_zc_scheduler_loop(const dfx_zc_task* tasks, std::uint32_t n_
         STAMP(view.finished(core, slot.reg_id, slot.dispatched);)
         STAMP(phase.processed(1);)
         STAMP(phase.task(task.token);)
+        STAMP(phase.depths_at_end(depths);)
     }
 }
 

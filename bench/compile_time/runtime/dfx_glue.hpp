@@ -9,7 +9,7 @@
 #include "dfx/policy/clock.hpp"
 #include "dfx/policy/collectors.hpp"
 
-using dfx_collectors = dfx::collectors<dfx::swimlane_level<4>, dfx::dump_level<0>, dfx::pmu_event<0>, dfx::dep_gen<true>>;
+using dfx_collectors = dfx::collectors<dfx::swimlane_level<4>, dfx::dep_gen<true>>;
 using dfx_types = dfx::session_types<dfx_collectors, dfx::tsc_clock>;
 
 // Defined in dfx_host.cpp: the channel handles each thread's lane is built from.

@@ -82,7 +82,7 @@ public:
     void ended() noexcept { timing_.ended(); }
 
     void pmu_begin() noexcept { pmu_.begin(); }
-    void pmu_end(std::uint64_t task_id, std::uint32_t func_id, core_kind core) noexcept {
+    void pmu_end(std::uint64_t task_id, std::uint32_t func_id, core_type core) noexcept {
         pmu_.end(task_id, func_id, core);
     }
 

@@ -2,7 +2,7 @@
 // pmu_record per kernel execution with the differences.
 //
 //   view.pmu_begin();                              just before the kernel runs
-//   view.pmu_end(task_id, func_id, core_kind);     just after it returns; the record is sent
+//   view.pmu_end(task_id, func_id, core_type);     just after it returns; the record is sent
 //
 // The counter source (policy/pmu_source.hpp) belongs to the core and is
 // opened for the run's event type before the loop starts; the view only
@@ -24,7 +24,7 @@ class pmu_capture {
 public:
     constexpr pmu_capture(Sink*, Source*) noexcept {}
     void begin() noexcept {}
-    void end(std::uint64_t, std::uint32_t, core_kind) noexcept {}
+    void end(std::uint64_t, std::uint32_t, core_type) noexcept {}
 };
 
 template <class Source, class Sink>
@@ -43,7 +43,7 @@ public:
         if (source_) source_->read(at_begin_);
     }
 
-    void end(std::uint64_t task_id, std::uint32_t func_id, core_kind core) noexcept {
+    void end(std::uint64_t task_id, std::uint32_t func_id, core_type core) noexcept {
         static_assert(pmu_counter_source<Source>,
                       "dfx::aicore_view: PMU is on: give the view a counter source "
                       "(dfx::host_pmu_source, dfx::simulated_pmu_source or the device's own): "

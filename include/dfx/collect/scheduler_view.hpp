@@ -7,8 +7,12 @@
 // per-core state ([[no_unique_address]]) pays nothing for it.
 //
 // Level >= 3, per non-idle scheduler-loop phase (RAII):
-//   { auto phase = view.phase(sched_phase_kind::dispatch, loop_iter, depths);
-//     ...; phase.processed(n); phase.pops(hit, miss); phase.depths_at_end(d); }
+//   { auto phase = view.phase(sched_phase_kind::dispatch, loop_iter, [&] { return depths(); });
+//     ...; phase.processed(n); phase.pops(hit, miss); phase.depths_at_end([&] { return depths(); }); }
+// The queue depths are given by a sampler (a callable returning
+// dfx::queue_depths), called only when phases are on, so reading the queues
+// costs nothing below level 3; a plain dfx::queue_depths value works too.
+// docs/swimlane.md says what each sched_phase_kind means.
 //
 // Dump level >= 1, per task (collect/args_dump_capture.hpp):
 //   view.before_dispatch(task_id, kernel_ids, args);   before writing the core's register
@@ -16,6 +20,7 @@
 #pragma once
 
 #include <array>
+#include <concepts>
 #include <cstdint>
 
 #include "dfx/collect/args_dump_capture.hpp"
@@ -29,6 +34,12 @@ struct no_dispatch_stamp {};
 
 struct dispatch_stamp {
     std::uint64_t at = 0;
+};
+
+// A callable that samples the ready-queue depths when, and only when, a phase records them.
+template <class F>
+concept depths_sampler = requires(F& f) {
+    { f() } -> std::convertible_to<queue_depths>;
 };
 
 namespace detail {
@@ -67,6 +78,8 @@ public:
     void pops(std::uint32_t, std::uint32_t) noexcept {}
     void task(std::uint64_t) noexcept {}
     void depths_at_end(queue_depths) noexcept {}
+    template <depths_sampler Sampler>
+    void depths_at_end(Sampler&&) noexcept {}
 };
 
 template <class Clock, class Sink>
@@ -93,6 +106,10 @@ public:
     }
     void task(std::uint64_t task_id) noexcept { record_.task_id = task_id; }
     void depths_at_end(queue_depths at_end) noexcept { record_.depth_at_end = at_end; }
+    template <depths_sampler Sampler>
+    void depths_at_end(Sampler&& sample) noexcept {
+        record_.depth_at_end = sample();
+    }
 
 private:
     Sink* sink_;
@@ -104,6 +121,10 @@ class phases {
 public:
     constexpr explicit phases(Sink*) noexcept {}
     no_phase phase(sched_phase_kind, std::uint32_t, queue_depths = {}) noexcept { return {}; }
+    template <depths_sampler Sampler>
+    no_phase phase(sched_phase_kind, std::uint32_t, Sampler&&) noexcept {
+        return {};
+    }
 };
 
 template <class Clock, class Sink>
@@ -116,6 +137,10 @@ public:
     phase_scope<Clock, Sink> phase(sched_phase_kind kind, std::uint32_t loop_iter,
                                    queue_depths at_start = {}) noexcept {
         return {sink_, kind, loop_iter, at_start};
+    }
+    template <depths_sampler Sampler>
+    phase_scope<Clock, Sink> phase(sched_phase_kind kind, std::uint32_t loop_iter, Sampler&& sample) noexcept {
+        return {sink_, kind, loop_iter, sample()};
     }
 
 private:
@@ -141,6 +166,10 @@ public:
     }
     auto phase(sched_phase_kind kind, std::uint32_t loop_iter, queue_depths at_start = {}) noexcept {
         return phases_.phase(kind, loop_iter, at_start);
+    }
+    template <depths_sampler Sampler>
+    auto phase(sched_phase_kind kind, std::uint32_t loop_iter, Sampler&& depths_at_start) noexcept {
+        return phases_.phase(kind, loop_iter, static_cast<Sampler&&>(depths_at_start));
     }
 
     template <class Args>

@@ -14,11 +14,10 @@
 
 #include "dfx/output/atomic_file.hpp"
 #include "dfx/output/text_writer.hpp"
+#include "dfx/record/core_type.hpp"
 #include "dfx/record/swimlane_records.hpp"
 
 namespace dfx {
-
-enum class core_type : std::uint8_t { aic, aiv };
 
 inline constexpr std::string_view records_file_name = "chip_swimlane_records.json";
 
@@ -60,6 +59,7 @@ inline std::string_view sched_phase_name(sched_phase_kind kind) noexcept {
         case sched_phase_kind::async_poll: return "async_poll";
         case sched_phase_kind::predicated_skip: return "predicated_skip";
         case sched_phase_kind::graph_prepare: return "graph_prepare";
+        case sched_phase_kind::generic: return "generic";
     }
     return "unknown";
 }

@@ -8,7 +8,7 @@
 //   dfx::host_pmu_source source{core};  source.open(dfx::pmu_event_id{event});
 //   auto sink = channels.sink<dfx::aicore_sink<G, dfx::block<>>>(core);
 //   dfx::aicore_view<G, Clock, decltype(sink), dfx::host_pmu_source> view{&sink, &source};
-//   ...view.pmu_begin(); kernel(); view.pmu_end(task_id, func_id, core_kind)...
+//   ...view.pmu_begin(); kernel(); view.pmu_end(task_id, func_id, core_type)...
 //   host.stop();
 //   dfx::write_accounting(stderr, "PMU", host.report());
 //   dfx::write_pmu_report(stderr, host.summary());   // which counter source was used, and why

@@ -1,5 +1,14 @@
 // The five collector policies bundled, and the guards each role derives
 // from them. This is the compile-time twin of dfx::collector_choice.
+//
+//   using set = dfx::collectors<dfx::dep_gen<true>, dfx::swimlane_level<2>>;
+//   set::scheduler, set::aicore, set::orchestrator   the guards of each role
+//
+// Policies are named, in any order; a collector not named is off. Naming one
+// kind twice, or passing something that is not a collector policy, is a
+// compile error. Every spelling of one choice is the same type
+// (dfx::collector_bundle<...> in the canonical order), so a runtime
+// templated on the bundle is instantiated once per choice, not per spelling.
 #pragma once
 
 #include "dfx/policy/collector_choice.hpp"
@@ -11,30 +20,9 @@
 
 namespace dfx {
 
-namespace detail {
-template <class T> inline constexpr bool is_swimlane_level_policy = false;
-template <int N> inline constexpr bool is_swimlane_level_policy<swimlane_level<N>> = true;
-template <class T> inline constexpr bool is_dump_level_policy = false;
-template <int N> inline constexpr bool is_dump_level_policy<dump_level<N>> = true;
-template <class T> inline constexpr bool is_pmu_event_policy = false;
-template <int N> inline constexpr bool is_pmu_event_policy<pmu_event<N>> = true;
-template <class T> inline constexpr bool is_dep_gen_policy = false;
-template <bool B> inline constexpr bool is_dep_gen_policy<dep_gen<B>> = true;
-template <class T> inline constexpr bool is_scope_stats_policy = false;
-template <bool B> inline constexpr bool is_scope_stats_policy<scope_stats<B>> = true;
-}  // namespace detail
-
-template <class Swimlane = swimlane_level<0>, class Dump = dump_level<0>, class Pmu = pmu_event<0>,
-          class DepGen = dep_gen<false>, class ScopeStats = scope_stats<false>>
-struct collectors {
-    static_assert(detail::is_swimlane_level_policy<Swimlane>,
-                  "dfx::collectors: argument 1 must be dfx::swimlane_level<N>");
-    static_assert(detail::is_dump_level_policy<Dump>, "dfx::collectors: argument 2 must be dfx::dump_level<N>");
-    static_assert(detail::is_pmu_event_policy<Pmu>, "dfx::collectors: argument 3 must be dfx::pmu_event<N>");
-    static_assert(detail::is_dep_gen_policy<DepGen>, "dfx::collectors: argument 4 must be dfx::dep_gen<B>");
-    static_assert(detail::is_scope_stats_policy<ScopeStats>,
-                  "dfx::collectors: argument 5 must be dfx::scope_stats<B>");
-
+// One choice in the canonical order. Spell it through dfx::collectors.
+template <class Swimlane, class Dump, class Pmu, class DepGen, class ScopeStats>
+struct collector_bundle {
     using swimlane = Swimlane;
     using dump = Dump;
     using pmu = Pmu;
@@ -49,6 +37,70 @@ struct collectors {
                                              ScopeStats::value};
     static constexpr bool any_enabled = choice.any_enabled();
 };
+
+namespace detail {
+
+enum class policy_kind { none, swimlane, dump, pmu, dep_gen, scope_stats };
+
+// Which kind a policy is and its value, read from the template argument alone
+// (the policy's own range check fires when the bundle uses it).
+template <policy_kind Kind, int Value>
+struct kind_and_value {
+    static constexpr policy_kind kind = Kind;
+    static constexpr int value = Value;
+};
+template <class T> struct policy_of : kind_and_value<policy_kind::none, 0> {};
+template <int N> struct policy_of<swimlane_level<N>> : kind_and_value<policy_kind::swimlane, N> {};
+template <int N> struct policy_of<dump_level<N>> : kind_and_value<policy_kind::dump, N> {};
+template <int N> struct policy_of<pmu_event<N>> : kind_and_value<policy_kind::pmu, N> {};
+template <bool B> struct policy_of<dep_gen<B>> : kind_and_value<policy_kind::dep_gen, B> {};
+template <bool B> struct policy_of<scope_stats<B>> : kind_and_value<policy_kind::scope_stats, B> {};
+
+// What a list of policies names, in one pass: per kind, how many times and
+// the first value (0, off, when not named). The first, not a sum, so a kind
+// named twice reports only its own static_assert.
+struct named_policies {
+    int count[6] = {};
+    int value[6] = {};
+
+    constexpr void note(policy_kind kind, int v) noexcept {
+        const int k = static_cast<int>(kind);
+        if (count[k]++ == 0) value[k] = v;
+    }
+    constexpr int times(policy_kind kind) const noexcept { return count[static_cast<int>(kind)]; }
+    constexpr int of(policy_kind kind) const noexcept { return value[static_cast<int>(kind)]; }
+};
+
+template <class... Policies>
+constexpr named_policies name_policies() noexcept {
+    named_policies named;
+    (named.note(policy_of<Policies>::kind, policy_of<Policies>::value), ...);
+    return named;
+}
+
+template <class... Policies>
+struct name_collectors {
+    static constexpr named_policies named = name_policies<Policies...>();
+    using kind = policy_kind;
+
+    static_assert(named.times(kind::none) == 0,
+                  "dfx::collectors: every argument must be a collector policy: dfx::swimlane_level<N>, "
+                  "dfx::dump_level<N>, dfx::pmu_event<N>, dfx::dep_gen<B> or dfx::scope_stats<B>");
+    static_assert(named.times(kind::swimlane) <= 1, "dfx::collectors: swimlane_level named twice");
+    static_assert(named.times(kind::dump) <= 1, "dfx::collectors: dump_level named twice");
+    static_assert(named.times(kind::pmu) <= 1, "dfx::collectors: pmu_event named twice");
+    static_assert(named.times(kind::dep_gen) <= 1, "dfx::collectors: dep_gen named twice");
+    static_assert(named.times(kind::scope_stats) <= 1, "dfx::collectors: scope_stats named twice");
+
+    using type = collector_bundle<swimlane_level<named.of(kind::swimlane)>, dump_level<named.of(kind::dump)>,
+                                  pmu_event<named.of(kind::pmu)>, dep_gen<named.of(kind::dep_gen) != 0>,
+                                  scope_stats<named.of(kind::scope_stats) != 0>>;
+};
+
+}  // namespace detail
+
+template <class... Policies>
+using collectors = typename detail::name_collectors<Policies...>::type;
 
 using all_off = collectors<>;
 

@@ -8,16 +8,15 @@
 
 #include "dfx/policy/pmu_event.hpp"
 #include "dfx/policy/pmu_source.hpp"
+#include "dfx/record/core_type.hpp"
 
 namespace dfx {
-
-// The reference's core_type column.
-enum class core_kind : std::int32_t { aic = 0, aiv = 1 };
 
 struct pmu_record {
     std::uint64_t task_id = 0;                            // (ring << 32) | local id: joins with args_dump.json
     std::uint32_t func_id = 0;                            // kernel id of this core's subtask
-    core_kind core = core_kind::aic;
+    core_type core = core_type::aic;                      // the core_type column: 0 AIC, 1 AIV
+    std::uint8_t reserved_core[3] = {};                   // keeps the layout explicit
     std::uint64_t total_cycles = 0;
     std::uint32_t counters[pmu_counter_slots] = {};       // slot i = column pmu_counters(event)[i]; saturated
     pmu_source_kind source = pmu_source_kind::none;       // which counter source produced the counts

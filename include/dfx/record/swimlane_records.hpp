@@ -28,6 +28,9 @@ struct aicpu_task_record {
 };
 static_assert(sizeof(aicpu_task_record) == 24);
 
+// The scheduler-loop phase kinds: the reference's ChipSwimlaneSchedPhaseKind
+// values (0-13, 3 unused), plus `generic` for a scheduler that is not
+// Simpler's. What each means, also on a CPU thread pool: docs/swimlane.md.
 enum class sched_phase_kind : std::uint8_t {
     complete = 0,
     dispatch = 1,
@@ -42,6 +45,9 @@ enum class sched_phase_kind : std::uint8_t {
     async_poll = 11,
     predicated_skip = 12,
     graph_prepare = 13,
+    // Any other scheduler work worth a slice on the thread's lane; outside the
+    // reference's numbering so a kind it adds later cannot collide.
+    generic = 32,
 };
 
 // Ready-queue depths per core type, in the reference's [AIC, AIV, MIX] order.

@@ -39,7 +39,9 @@ struct aicpu_row {
     std::uint32_t core = 0;
 };
 
-// Scheduler phase kinds the tools distinguish (spec §1.3). Everything else,
+// Scheduler phase kinds the tools distinguish (spec §1.3), plus dfxkit's
+// `generic` (a scheduler that is not Simpler's), which the trace draws like an
+// outer phase although the reference converter skips it. Everything else,
 // including the legacy scan/poll/idle/fanout/prestage strings, is `other`:
 // the converter does not render those and the analysis ignores them.
 enum class phase_kind : std::uint8_t {
@@ -56,13 +58,14 @@ enum class phase_kind : std::uint8_t {
     graph_prepare,
     dummy_task,
     predicated_skip,
+    generic,
     other,
 };
 
 inline constexpr const char* phase_kind_names[] = {
     "complete",      "async_poll",    "dispatch",     "release",  "resolve",
     "early_dispatch", "dummy",        "drain",        "drain_prepare", "drain_publish",
-    "graph_prepare", "dummy_task",    "predicated_skip", "other",
+    "graph_prepare", "dummy_task",    "predicated_skip", "generic",       "other",
 };
 
 inline phase_kind phase_kind_from(std::string_view s) noexcept {

@@ -898,11 +898,15 @@ private:
             return;
         }
         if (k == phase_kind::other) return;  // legacy / unknown kinds are not rendered
+        // Indexed by phase_kind; the two markers never get here, and generic
+        // takes the reference's fallback colour.
         static constexpr const char* colors[] = {
             "good",           "yellow",   "terrible",         "olive",
             "vsync_highlight_color", "rail_animation", "grey", "cq_build_running",
             "cq_build_attempt_runnable", "cq_build_attempt_passed", "rail_animation",
+            "", "", "generic_work",
         };
+        static_assert(std::size(colors) == static_cast<std::size_t>(phase_kind::other));
         std::int64_t processed = r.tasks_processed;
         if (k == phase_kind::complete && !r.has_tasks_processed) processed = attributed;
         const double dur = r.end_us - r.start_us;
