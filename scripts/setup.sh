@@ -19,10 +19,12 @@ DFX_PACKAGES=(
 )
 
 # What only the tests use, on top of DFX_PACKAGES: headless Chromium loads the
-# HTML pages dfx writes (those tests skip without it). scripts/test.sh passes
-# this list to dfx_install_packages; the demo and the benchmarks do not.
+# HTML pages dfx writes, oneTBB runs examples/tbb_flow_graph (those tests skip
+# without them). scripts/test.sh passes this list to dfx_install_packages; the
+# demo and the benchmarks do not.
 DFX_TEST_PACKAGES=(
   chromium
+  libtbb-dev
 )
 
 dfx_missing_packages() {  # [extra package...]: DFX_PACKAGES and these
