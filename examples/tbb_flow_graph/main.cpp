@@ -52,7 +52,7 @@ std::uint32_t kernel_of(std::uint32_t node) { return node % kernel_count; }
 // A node's work: a value mixed from its predecessors' values, so a body that
 // ran before one of its predecessors gives a wrong result.
 std::uint64_t run_kernel(std::uint32_t kernel, std::uint64_t x) {
-    for (std::uint32_t i = 0; i < 300 * (kernel + 1); ++i) x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    for (std::uint32_t i = 0; i < 3000 * (kernel + 1); ++i) x = x * 6364136223846793005ULL + 1442695040888963407ULL;
     return x;
 }
 
