@@ -65,6 +65,7 @@ int run(std::uint32_t n, const std::string& out_dir) {
     // ----
 
     const std::vector<task> graph = make_graph(n);
+    std::vector<dfx::task_token> tokens(n);  // written at submit, read by the worker that runs the task
     std::array<std::atomic<std::uint32_t>, worker_count> mailbox;  // idle, a task id, or id | done_bit
     for (auto& m : mailbox) m.store(idle);
     std::atomic<std::uint32_t> submitted{0}, retired{0};
@@ -80,7 +81,7 @@ int run(std::uint32_t n, const std::string& out_dir) {
                     std::this_thread::yield();
                     continue;
                 }
-                lane.received(t, t + 1);  // token = the dep_gen task id; reg_task_id: unique per core
+                lane.received(tokens[t], t + 1);  // reg_task_id: unique per core
                 lane.started();
                 body(t);
                 lane.ended();
@@ -147,7 +148,7 @@ int run(std::uint32_t n, const std::string& out_dir) {
         lane.scope_begin(sample);
         for (std::uint32_t t = 0; t < n; ++t) {
             auto submit = lane.submitting(t);
-            lane.capture_submit({.task_id = t, .kernel_ids = {-1, graph[t].kernel, -1}, .explicit_deps = graph[t].preds});
+            tokens[t] = lane.capture_submit({.task_id = t, .kernel_ids = {-1, graph[t].kernel, -1}, .explicit_deps = graph[t].preds});
             submitted.store(t + 1, std::memory_order_release);
         }
         lane.scope_end(sample);

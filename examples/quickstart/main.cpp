@@ -42,6 +42,7 @@ int main(int argc, char** argv) try {
     // [/readme: session]
 
     std::vector<mailbox> cores(2);
+    std::vector<dfx::task_token> tokens(task_count);  // submit -> run: what joins a slice to its node
     std::vector<std::thread> workers;
     for (std::uint32_t core = 0; core < 2; ++core)
         workers.emplace_back([&, core] {
@@ -54,7 +55,7 @@ int main(int argc, char** argv) try {
                     std::this_thread::yield();
                     continue;
                 }
-                lane.received(task, /*reg_task_id=*/task + 1);  // task_token = the dep_gen task id
+                lane.received(tokens[task], /*reg_task_id=*/task + 1);
                 lane.started();
                 busy_work(task);
                 lane.ended();
@@ -68,8 +69,8 @@ int main(int argc, char** argv) try {
         auto lane = dfx_session.orchestrator();         // the thread that submits tasks
         for (std::uint64_t t = 0; t < task_count; ++t) {
             const std::uint64_t deps[] = {t - 1};           // a chain: each task waits for the one before
-            lane.capture_submit({.task_id = t, .kernel_ids = {-1, 0, -1},
-                                 .explicit_deps = t == 0 ? std::span<const std::uint64_t>{} : deps});
+            tokens[t] = lane.capture_submit({.task_id = t, .kernel_ids = {-1, 0, -1},
+                                             .explicit_deps = t == 0 ? std::span<const std::uint64_t>{} : deps});
         }
         // [/readme: orchestrator]
     }

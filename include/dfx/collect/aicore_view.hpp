@@ -1,7 +1,8 @@
 // What an AICore worker stamps: receive / start / end of each task it runs
 // (swimlane >= 1) and the PMU counters around its kernel (pmu).
 //
-//   view.received(task_token, reg_task_id);   the task arrived in the core's register
+//   view.received(token, reg_task_id);        the task arrived in the core's register (token:
+//                                             what the orchestrator's capture_submit returned)
 //   view.started();                           the kernel is about to run
 //   view.pmu_begin();                         PMU: counters before the kernel
 //   ...kernel...
@@ -17,6 +18,7 @@
 
 #include <cstdint>
 
+#include "dfx/collect/dep_gen_capture.hpp"
 #include "dfx/collect/pmu_capture.hpp"
 #include "dfx/collect/sink.hpp"
 #include "dfx/policy/pmu_source.hpp"
@@ -75,6 +77,9 @@ public:
 
     constexpr explicit aicore_view(Sink* sink, PmuSource* pmu = nullptr) noexcept : timing_(sink), pmu_(sink, pmu) {}
 
+    // The token capture_submit() returned for this task (collect/dep_gen_capture.hpp),
+    // so the slice joins its node in deps.json; or the raw id, which must equal it.
+    void received(task_token token, std::uint32_t reg_task_id) noexcept { timing_.received(token.value, reg_task_id); }
     void received(std::uint64_t task_token, std::uint32_t reg_task_id) noexcept {
         timing_.received(task_token, reg_task_id);
     }

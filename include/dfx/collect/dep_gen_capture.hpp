@@ -20,6 +20,14 @@ struct submit_arg {
     const tensor_view* view = nullptr;
 };
 
+// What joins a task's timing records with its node in deps.json: the
+// orchestrator's capture_submit() returns it, the worker's received() takes
+// it. Carry it with the task from submit to run, and the two cannot disagree.
+// (A runtime without dep_gen makes one itself: dfx::task_token{id}.)
+struct task_token {
+    std::uint64_t value = 0;
+};
+
 struct submit_capture {
     std::uint64_t task_id = 0;
     bool manual_scope = false;
@@ -36,7 +44,7 @@ template <bool On, class Sink>
 class dep_gen_capture {
 public:
     constexpr explicit dep_gen_capture(Sink*) noexcept {}
-    void capture_submit(const submit_capture&) noexcept {}
+    task_token capture_submit(const submit_capture& s) noexcept { return {s.task_id}; }
 };
 
 template <class Sink>
@@ -47,7 +55,7 @@ class dep_gen_capture<true, Sink> {
 public:
     constexpr explicit dep_gen_capture(Sink* sink) noexcept : sink_(sink) {}
 
-    void capture_submit(const submit_capture& s) noexcept {
+    task_token capture_submit(const submit_capture& s) noexcept {
         const std::size_t tensors = s.args.size() < max_task_tensors ? s.args.size() : max_task_tensors;
         dep_gen_record r;
         r.task_id = s.task_id;
@@ -83,6 +91,7 @@ public:
             for (std::size_t k = 0; k < n; ++k) d.deps.deps[k] = s.explicit_deps[first + k];
             sink_->push(d);
         }
+        return {s.task_id};
     }
 
 private:

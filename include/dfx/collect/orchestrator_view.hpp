@@ -80,7 +80,8 @@ public:
 
     [[nodiscard]] auto submitting(std::uint64_t task_id) noexcept { return phases_.submitting(task_id); }
 
-    void capture_submit(const submit_capture& submit) noexcept { deps_.capture_submit(submit); }
+    // Returns the task's token, for the worker's received().
+    task_token capture_submit(const submit_capture& submit) noexcept { return deps_.capture_submit(submit); }
 
     void set_heap_capacity(int ring, std::uint64_t bytes) noexcept { scopes_.set_heap_capacity(ring, bytes); }
     template <class Sampler>
