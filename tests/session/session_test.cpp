@@ -58,13 +58,16 @@ TEST_CASE("a runtime's whole glue: layout, lanes, finish; every artefact written
     s.name_kernel(0, "gemm");
     s.name_kernel(1, "relu");
     constexpr int tasks = 6;
+    constexpr std::uint64_t first_id = 100;  // ids that are not the loop index: the token must carry them
+    std::vector<dfx::task_token> tokens(tasks);
 
     std::thread orchestrator([&] {
         auto lane = s.orchestrator();
         const dfx::submit_arg args[] = {{dfx::arg_type::inout, &buffer}};
         for (std::uint64_t t = 0; t < tasks; ++t) {
-            auto submit = lane.submitting(t);
-            lane.capture_submit({.task_id = t, .kernel_ids = {t % 2 == 0 ? 0 : -1, t % 2 == 1 ? 1 : -1, -1}, .args = args});
+            auto submit = lane.submitting(first_id + t);
+            tokens[t] = lane.capture_submit(
+                {.task_id = first_id + t, .kernel_ids = {t % 2 == 0 ? 0 : -1, t % 2 == 1 ? 1 : -1, -1}, .args = args});
         }
     });
     orchestrator.join();
@@ -73,7 +76,7 @@ TEST_CASE("a runtime's whole glue: layout, lanes, finish; every artefact written
         workers.emplace_back([&, core] {
             auto lane = s.worker(core);
             for (std::uint32_t t = core; t < tasks; t += 2) {
-                lane.received(t, t + 1);
+                lane.received(tokens[t], t + 1);
                 lane.started();
                 lane.ended();
             }
@@ -98,6 +101,10 @@ TEST_CASE("a runtime's whole glue: layout, lanes, finish; every artefact written
     CHECK(swimlane->files[0] == dir / "chip_swimlane_records.json");
     const std::string records = read_text(swimlane->files[0]);
     CHECK(records.find("\"chip_swimlane_level\": 4") != std::string::npos);
+    // The worker rows carry the submitted ids through the tokens: [core, token, reg, ...].
+    for (std::uint64_t t = 0; t < tasks; ++t)
+        CHECK(records.find("[" + std::to_string(t % 2) + ", " + std::to_string(first_id + t) + ", " + std::to_string(t + 1) + ",") !=
+              std::string::npos);
     // One dispatcher: one phase array, not the a2a3 platform's four.
     CHECK(records.find("\"aicpu_scheduler_phases\": [\n    []\n  ]") != std::string::npos);
     const auto* deps = summary.find("dep_gen");
