@@ -10,10 +10,6 @@
 #include <chrono>
 #include <cstdint>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#endif
-
 namespace dfx {
 
 // std::chrono::steady_clock in nanoseconds: portable, a few ns per read.
@@ -37,7 +33,10 @@ struct tsc_clock {
         asm volatile("mrs %0, cntvct_el0" : "=r"(v));
         return v;
 #else
-        return __rdtsc();
+        // The builtin, not <x86intrin.h>'s __rdtsc(): the same rdtsc
+        // instruction, without ~0.5 s of intrinsics headers parsed by every
+        // hot-path translation unit that stamps.
+        return __builtin_ia32_rdtsc();
 #endif
     }
 
