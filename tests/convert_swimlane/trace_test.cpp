@@ -11,6 +11,7 @@
 
 #include "dfx/convert/common/json_writer.hpp"
 #include "dfx/convert/swimlane/deps_graph.hpp"
+#include "dfx/convert/swimlane/func_ids.hpp"
 #include "dfx/convert/swimlane/name_map.hpp"
 #include "dfx/convert/swimlane/perf_data.hpp"
 #include "dfx/convert/swimlane/trace_writer.hpp"
@@ -58,6 +59,7 @@ struct converted {
         if (deps_text) deps = sw::load_deps_graph(dir.write("deps.json", deps_text), nullptr);
         sw::name_map names;
         if (names_text) names = sw::load_name_map(dir.write("name_map_demo.json", names_text));
+        sw::resolve_func_ids(pd, deps);  // as dfx swimlane does before writing
         const std::string out = dir.file("trace.json");
         {
             dfx::convert::json_file_writer w(out);
@@ -228,6 +230,7 @@ TEST_CASE("the conformance traces are the same bytes whatever the chunk size") {
         for (const std::size_t chunk : {std::size_t{1024}, std::size_t{1}, std::size_t{3}}) {
             auto pd = sw::load_perf_data(dir + "/chip_swimlane_records.json");
             sw::deps_graph deps = sw::load_deps_graph(dir + "/deps.json", nullptr);
+            sw::resolve_func_ids(pd, deps);
             const auto names = sw::load_name_map(std::string(dir + "/name_map_" + name + ".json"));
             const std::string path = out.file(std::to_string(chunk) + ".json");
             {
