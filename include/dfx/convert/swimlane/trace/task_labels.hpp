@@ -18,7 +18,7 @@
 #include "dfx/convert/common/json_buffer.hpp"
 #include "dfx/convert/swimlane/labels.hpp"
 #include "dfx/convert/swimlane/name_map.hpp"
-#include "dfx/convert/swimlane/records.hpp"
+#include "dfx/convert/swimlane/perf_data.hpp"
 
 namespace dfx::convert::swimlane::trace {
 
