@@ -4,6 +4,8 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -11,6 +13,7 @@
 
 #include "dfx/convert/common/json_writer.hpp"
 #include "dfx/convert/swimlane/deps_graph.hpp"
+#include "dfx/convert/swimlane/func_ids.hpp"
 #include "dfx/convert/swimlane/name_map.hpp"
 #include "dfx/convert/swimlane/perf_data.hpp"
 #include "dfx/convert/swimlane/trace_writer.hpp"
@@ -58,6 +61,7 @@ struct converted {
         if (deps_text) deps = sw::load_deps_graph(dir.write("deps.json", deps_text), nullptr);
         sw::name_map names;
         if (names_text) names = sw::load_name_map(dir.write("name_map_demo.json", names_text));
+        sw::resolve_func_ids(pd, deps);  // as dfx swimlane does before writing
         const std::string out = dir.file("trace.json");
         {
             dfx::convert::json_file_writer w(out);
@@ -228,6 +232,7 @@ TEST_CASE("the conformance traces are the same bytes whatever the chunk size") {
         for (const std::size_t chunk : {std::size_t{1024}, std::size_t{1}, std::size_t{3}}) {
             auto pd = sw::load_perf_data(dir + "/chip_swimlane_records.json");
             sw::deps_graph deps = sw::load_deps_graph(dir + "/deps.json", nullptr);
+            sw::resolve_func_ids(pd, deps);
             const auto names = sw::load_name_map(std::string(dir + "/name_map_" + name + ".json"));
             const std::string path = out.file(std::to_string(chunk) + ".json");
             {
@@ -280,4 +285,41 @@ TEST_CASE("a generic scheduler phase is drawn on its thread's lane; an unknown k
                std::string_view name;
                return !e["name"].get(name) && name.substr(0, 4) == "scan";
            }).empty());
+}
+
+TEST_CASE("writing the trace leaves the parsed tasks as read; func ids are resolved by their own step") {
+    // Level 1 records carry no func ids; dfx swimlane recovers them from
+    // deps.json's kernel ids before writing the trace and the statistics.
+    const std::string dir = std::string(DFX_CONFORMANCE_DIR) + "/l1_small";
+    auto pd = sw::load_perf_data(dir + "/chip_swimlane_records.json");
+    const sw::deps_graph deps = sw::load_deps_graph(dir + "/deps.json", nullptr);
+    const sw::name_map names;
+    const auto func_ids = [&] {
+        std::vector<std::int64_t> ids;
+        for (const auto& t : pd.tasks) ids.push_back(t.func_id);
+        return ids;
+    };
+    const std::vector<std::int64_t> as_read = func_ids();
+    REQUIRE(std::count(as_read.begin(), as_read.end(), -1) > 0);
+
+    scratch_dir out;
+    const auto write = [&](const std::string& name) {
+        const std::string path = out.file(name);
+        dfx::convert::json_file_writer w(path);
+        sw::trace_options opt;
+        opt.warnings = nullptr;
+        sw::write_trace(pd, deps, names, w, opt);
+        w.commit();
+        return swimlane_test::slurp(path);
+    };
+    const std::string unresolved = write("unresolved.json");
+    CHECK(func_ids() == as_read);
+    CHECK(unresolved.find("\"task(t0)\"") != std::string::npos);
+
+    sw::resolve_func_ids(pd, deps);
+    const std::vector<std::int64_t> resolved = func_ids();
+    CHECK(std::count(resolved.begin(), resolved.end(), -1) < std::count(as_read.begin(), as_read.end(), -1));
+    const std::string labelled = write("resolved.json");
+    CHECK(func_ids() == resolved);
+    CHECK(labelled.find("\"task(t0)\"") == std::string::npos);
 }

@@ -21,6 +21,7 @@
 #include "dfx/convert/common/input_error.hpp"
 #include "dfx/convert/common/json_writer.hpp"
 #include "dfx/convert/swimlane/deps_graph.hpp"
+#include "dfx/convert/swimlane/func_ids.hpp"
 #include "dfx/convert/swimlane/input_paths.hpp"
 #include "dfx/convert/swimlane/name_map.hpp"
 #include "dfx/convert/swimlane/perf_data.hpp"
@@ -156,6 +157,10 @@ int run(const swimlane_args& a) {
                    "dep_gen capture (--enable-dep-gen) and pass --deps-json <path> to add them.\n",
                    deps_path);
     }
+
+    // Func ids the records left unresolved come from deps.json's kernel ids;
+    // both the trace's labels and the statistics table show them.
+    sw::resolve_func_ids(pd, deps);
 
     std::fflush(console);
     sw::trace_options opt;

@@ -3,6 +3,9 @@
 // resolved func id. Column layout, number formats and the sums (accumulated in
 // task order, as the reference does) are the reference's, so the text matches
 // line for line.
+//
+//   resolve_func_ids(pd, deps);                // func_ids.hpp: the table groups by them
+//   print_task_statistics(stdout, pd, names);
 #pragma once
 
 #include <algorithm>

@@ -1,0 +1,103 @@
+// context: what the sections of a swimlane trace share while they write:
+// the options, the event stream, the summary they add to, the two running
+// numbers (flow ids, marker / alloc-bar event ids) and in_chunks, which
+// formats a long section on two threads in item order (ordered_chunks.hpp).
+//
+//   trace_context cx(file, options, index.first_free_event_id);
+//   cx.in_chunks(n, [&](event_sink& ev, std::size_t i) { ...ev.next()... });
+//   cx.in_chunks(n, cx.flow_id, numbers_of, body);   // items drawing flow ids
+//   cx.ev.close(metadata); cx.summary.events = cx.ev.count();
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <vector>
+
+#include "dfx/convert/common/json_writer.hpp"
+#include "dfx/convert/common/ordered_chunks.hpp"
+#include "dfx/convert/swimlane/trace/event_shapes.hpp"
+#include "dfx/convert/swimlane/trace/index.hpp"
+
+namespace dfx::convert::swimlane {
+
+struct trace_options {
+    bool overhead = false;  // add the 8 --overhead counter tracks
+    std::FILE* verbose = nullptr;  // progress / diagnostics (-v), or null
+    std::FILE* warnings = stderr;
+    // Items (tasks, records, edges) per chunk of a section formatted on two
+    // threads: each chunk's events take well under an output block (a few
+    // hundred bytes per item), and a section has many chunks to share. The
+    // output does not depend on it (tests use tiny chunks).
+    std::size_t chunk_items = 1024;
+};
+
+struct trace_summary {
+    std::size_t events = 0;
+    std::size_t flows = 0;  // flow ids used
+    std::size_t dependency_flows = 0;
+    std::size_t hb_violations = 0;
+    std::size_t overhead_points = 0;
+};
+
+namespace trace {
+
+// What one chunk's items share: counters and scratch space.
+struct part_state {
+    std::size_t hb_violations = 0;
+    std::vector<anchor> preds, succs;
+};
+
+class trace_context {
+public:
+    trace_context(json_file_writer& file, const trace_options& options, std::int64_t first_free_event_id)
+        : opt(options), ev(file), next_event_id(first_free_event_id), file_(file) {}
+
+    const trace_options opt;
+    event_sink ev;  // the main stream; sections' parts are counted into it
+    trace_summary summary;
+    std::int64_t flow_id = 0;        // next flow id
+    std::int64_t next_event_id = 0;  // next marker / alloc-bar event id
+
+    // Writes items [0, n) of a section in chunks on two threads.
+    // `numbers_of(i)`: how many numbers item i draws from `counter` (flow
+    // ids, event ids); `body(ev, i, number, part)` writes item i's events,
+    // drawing `number++`. Everything a body reads must stay unchanged while
+    // the section runs.
+    template <class NumbersOf, class Body>
+    void in_chunks(std::size_t n, std::int64_t& counter, NumbersOf&& numbers_of, Body&& body) {
+        struct part_stats {
+            std::size_t events = 0;
+            std::size_t hb_violations = 0;
+            part_stats& operator+=(const part_stats& o) {
+                events += o.events;
+                hb_violations += o.hb_violations;
+                return *this;
+            }
+        };
+        const auto stats = format_in_order<part_stats>(
+            file_, n, std::max<std::size_t>(opt.chunk_items, 1), counter, numbers_of,
+            [&](const item_chunk& c, json_buffer& out, std::int64_t& number) {
+                event_sink part(out, event_sink::part);
+                part_state state;
+                for (std::size_t i = c.begin; i < c.end; ++i) body(part, i, number, state);
+                return part_stats{part.count(), state.hb_violations};
+            });
+        ev.add_count(stats.events);
+        summary.hb_violations += stats.hb_violations;
+    }
+    // A section that draws no numbers: `body(ev, i)`.
+    template <class Body>
+    void in_chunks(std::size_t n, Body&& body) {
+        std::int64_t unused = 0;
+        in_chunks(n, unused, [](std::size_t) { return 0; },
+                  [&](event_sink& part, std::size_t i, std::int64_t&, part_state&) { body(part, i); });
+    }
+
+private:
+    json_file_writer& file_;
+};
+
+}  // namespace trace
+}  // namespace dfx::convert::swimlane

@@ -1,0 +1,159 @@
+// event_shapes: the JSON shapes of Chrome trace events as the swimlane trace
+// writes them: the "{"traceEvents": [...]}" envelope, metadata (process /
+// thread names and sort indices), flow endpoints and complete ("X") slices.
+// Field order and number formats are the reference converter's, byte for
+// byte, so everything is written straight into the output buffer with no
+// temporary strings.
+//
+//   event_sink ev(file);                            // writes the opening
+//   ev.process_name(layout::worker_view_pid, "Worker View");
+//   auto& o = ev.next();                            // one event, comma-separated
+//   begin_x(o); o.append(R"("taskId": 7)");         // the slice's args ...
+//   x_tail(o, "event", "", -1, "name", pid, tid, ts, dur);  // ... and the rest
+//   ev.close(metadata_json);
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "dfx/convert/common/json_buffer.hpp"
+
+namespace dfx::convert::swimlane::trace {
+
+// The event stream: "{"traceEvents": [" ... "]}", or a part of it formatted
+// on another thread (every event of a part follows an earlier one).
+class event_sink {
+public:
+    struct part_t {};
+    static constexpr part_t part{};
+    explicit event_sink(json_buffer& w) : w_(w) { w_.append("{\"traceEvents\": [\n"); }
+    event_sink(json_buffer& w, part_t) : w_(w), comma_(true) {}
+    json_buffer& next() {
+        if (comma_) w_.append(",\n");
+        comma_ = true;
+        ++count_;
+        return w_;
+    }
+    [[nodiscard]] std::size_t count() const noexcept { return count_; }
+    void add_count(std::size_t events) noexcept { count_ += events; }
+    void close(std::string_view metadata_json) {
+        w_.append("\n]");
+        if (!metadata_json.empty()) {
+            w_.append(", \"metadata\": ");
+            w_.append(metadata_json);
+        }
+        w_.append("}\n");
+    }
+
+    // ---- metadata ----
+    void process_name(int pid, std::string_view name) {
+        auto& o = next();
+        o.append(R"({"args": {"name": )");
+        o.append_string(name);
+        o.append(R"(}, "cat": "__metadata", "name": "process_name", "ph": "M", "pid": )");
+        o.append_int(pid);
+        o.push_back('}');
+    }
+    void process_sort(int pid, int index) {
+        auto& o = next();
+        o.append(R"({"args": {"sort_index": )");
+        o.append_int(index);
+        o.append(R"(}, "cat": "__metadata", "name": "process_sort_index", "ph": "M", "pid": )");
+        o.append_int(pid);
+        o.push_back('}');
+    }
+    void thread_name(int pid, std::int64_t tid, std::string_view name) {
+        auto& o = next();
+        o.append(R"({"args": {"name": )");
+        o.append_string(name);
+        o.append(R"(}, "cat": "__metadata", "name": "thread_name", "ph": "M", "pid": )");
+        o.append_int(pid);
+        o.append(R"(, "tid": )");
+        o.append_int(tid);
+        o.push_back('}');
+    }
+    void thread_sort(int pid, std::int64_t tid, int index) {
+        auto& o = next();
+        o.append(R"({"args": {"sort_index": )");
+        o.append_int(index);
+        o.append(R"(}, "cat": "__metadata", "name": "thread_sort_index", "ph": "M", "pid": )");
+        o.append_int(pid);
+        o.append(R"(, "tid": )");
+        o.append_int(tid);
+        o.push_back('}');
+    }
+
+    // ---- flows ----
+    // A flow endpoint. bind_id < 0: none; counts < 0: not written.
+    void flow(std::int64_t id, std::string_view name, char ph, int pid, std::int64_t tid, double ts,
+              std::int64_t bind_id = -1, std::int64_t input_count = -1, std::int64_t output_count = -1) {
+        auto& o = next();
+        o.append(R"({"cat": "flow", "id": )");
+        o.append_int(id);
+        o.append(R"(, "name": ")");
+        o.append(name);  // flow names are fixed ASCII / UTF-8 without quotes
+        o.append(ph == 's' ? R"(", "ph": "s", "pid": )" : R"(", "ph": "f", "pid": )");
+        o.append_int(pid);
+        o.append(R"(, "tid": )");
+        o.append_int(tid);
+        o.append(R"(, "ts": )");
+        o.append_us(ts);
+        if (ph == 'f') o.append(R"(, "bp": "e")");
+        if (input_count >= 0) {
+            o.append(R"(, "input_task_count": )");
+            o.append_int(input_count);
+            o.append(R"(, "output_task_count": )");
+            o.append_int(output_count);
+        }
+        if (bind_id >= 0) {
+            o.append(R"(, "bind_id": )");
+            o.append_int(bind_id);
+        }
+        o.push_back('}');
+    }
+
+private:
+    json_buffer& w_;
+    bool comma_ = false;
+    std::size_t count_ = 0;
+};
+
+// ---- complete ("X") slices: begin_x, the args, then x_tail ----
+inline void begin_x(json_buffer& o) { o.append(R"({"args": {)"); }
+
+// Closes the args object and writes the slice fields; `name` writes the
+// (quoted) name. cat / cname are fixed ASCII names; id < 0: no "id".
+template <class Name>
+void x_tail_with(json_buffer& o, std::string_view cat, std::string_view cname, std::int64_t id, Name&& name, int pid,
+                 std::int64_t tid, double ts, double dur) {
+    o.append(R"(}, "cat": ")");
+    o.append(cat);
+    o.push_back('"');
+    if (!cname.empty()) {
+        o.append(R"(, "cname": ")");
+        o.append(cname);
+        o.push_back('"');
+    }
+    if (id >= 0) {
+        o.append(R"(, "id": )");
+        o.append_int(id);
+    }
+    o.append(R"(, "name": )");
+    name();
+    o.append(R"(, "ph": "X", "pid": )");
+    o.append_int(pid);
+    o.append(R"(, "tid": )");
+    o.append_int(tid);
+    o.append(R"(, "ts": )");
+    o.append_us(ts);
+    o.append(R"(, "dur": )");
+    o.append_us(dur);
+    o.push_back('}');
+}
+inline void x_tail(json_buffer& o, std::string_view cat, std::string_view cname, std::int64_t id,
+                   std::string_view name, int pid, std::int64_t tid, double ts, double dur) {
+    x_tail_with(o, cat, cname, id, [&] { o.append_string(name); }, pid, tid, ts, dur);
+}
+
+}  // namespace dfx::convert::swimlane::trace
