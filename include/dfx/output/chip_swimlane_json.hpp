@@ -16,10 +16,11 @@
 #include "dfx/output/text_writer.hpp"
 #include "dfx/record/core_type.hpp"
 #include "dfx/record/swimlane_records.hpp"
+#include "dfx/schema/artefact_names.hpp"
+#include "dfx/schema/core_types.hpp"
+#include "dfx/schema/phase_kinds.hpp"
 
 namespace dfx {
-
-inline constexpr std::string_view records_file_name = "chip_swimlane_records.json";
 
 // Everything one run captured, grouped the way the file is: AICore and AICPU
 // rows per core, scheduler phases per scheduler pool, orchestrator phases
@@ -43,32 +44,6 @@ struct swimlane_capture {
         return any(aicore) || any(aicpu) || any(scheduler_phases) || any(orchestrator_phases);
     }
 };
-
-inline std::string_view sched_phase_name(sched_phase_kind kind) noexcept {
-    switch (kind) {
-        case sched_phase_kind::complete: return "complete";
-        case sched_phase_kind::dispatch: return "dispatch";
-        case sched_phase_kind::release: return "release";
-        case sched_phase_kind::dummy: return "dummy";
-        case sched_phase_kind::early_dispatch: return "early_dispatch";
-        case sched_phase_kind::resolve: return "resolve";
-        case sched_phase_kind::dummy_task: return "dummy_task";
-        case sched_phase_kind::drain: return "drain";
-        case sched_phase_kind::drain_prepare: return "drain_prepare";
-        case sched_phase_kind::drain_publish: return "drain_publish";
-        case sched_phase_kind::async_poll: return "async_poll";
-        case sched_phase_kind::predicated_skip: return "predicated_skip";
-        case sched_phase_kind::graph_prepare: return "graph_prepare";
-        case sched_phase_kind::generic: return "generic";
-    }
-    return "unknown";
-}
-
-// Kinds that carry a task id rather than queue work.
-constexpr bool phase_carries_task(sched_phase_kind kind) noexcept {
-    return kind == sched_phase_kind::dummy_task || kind == sched_phase_kind::predicated_skip ||
-           kind == sched_phase_kind::graph_prepare;
-}
 
 namespace detail {
 
@@ -101,7 +76,7 @@ inline void write_chip_swimlane_json(text_writer& out, const swimlane_capture& c
     out.raw("    \"num_cores\": ").number(c.core_types.size()).raw(",\n");
     out.raw("    \"core_types\": [");
     for (std::size_t i = 0; i < c.core_types.size(); ++i)
-        out.raw(i ? ", " : "").raw(c.core_types[i] == core_type::aic ? "\"aic\"" : "\"aiv\"");
+        out.raw(i ? ", " : "").string(schema::core_type_name(c.core_types[i]));
     out.raw("]");
     if (c.level >= 3 && !c.core_to_thread.empty()) {
         out.raw(",\n    \"core_to_thread\": [");
@@ -138,12 +113,12 @@ inline void write_chip_swimlane_json(text_writer& out, const swimlane_capture& c
         out.raw(",\n  \"aicpu_scheduler_phases\": ");
         detail::write_rows(out, "  ", c.scheduler_phases, [&](const std::vector<sched_phase_record>& pool) {
             detail::write_rows(out, "    ", pool, [&](const sched_phase_record& p) {
-                out.raw("{\"kind\": ").string(sched_phase_name(p.kind));
+                out.raw("{\"kind\": ").string(schema::phase_kind_name(p.kind));
                 out.raw(", \"start_cycles\": ").number(p.start).raw(", \"end_cycles\": ").number(p.end);
                 out.raw(", \"loop_iter\": ").number(p.loop_iter).raw(", \"tasks_processed\": ").number(p.tasks_processed);
                 if (p.kind == sched_phase_kind::dispatch)
                     out.raw(", \"pop_hit\": ").number(p.pop_hit).raw(", \"pop_miss\": ").number(p.pop_miss);
-                if (phase_carries_task(p.kind)) out.raw(", \"task_id\": ").number(p.task_id);
+                if (schema::phase_carries_task(p.kind)) out.raw(", \"task_id\": ").number(p.task_id);
                 out.raw(", \"shared_at_start\": ");
                 detail::write_depths(out, p.depth_at_start);
                 out.raw(", \"shared_at_end\": ");
@@ -172,7 +147,7 @@ inline void write_chip_swimlane_json(text_writer& out, const swimlane_capture& c
 inline std::filesystem::path write_chip_swimlane_records(const std::filesystem::path& prefix,
                                                           const swimlane_capture& capture) {
     if (!capture.has_data()) return {};
-    const auto path = prefix / records_file_name;
+    const auto path = prefix / schema::records_file;
     write_atomically(path, [&](std::FILE* f) {
         text_writer out(f);
         write_chip_swimlane_json(out, capture);
