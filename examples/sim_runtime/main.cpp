@@ -124,7 +124,7 @@ int run_child(const std::vector<std::string>& args) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-// <base>/rank*/d[0-9]* from an earlier run: removed, so a dispatch directory
+// <base>/rank<r>/d<k> from an earlier run: removed, so a dispatch directory
 // never mixes two runs' artefacts. The rank directories themselves stay.
 void clear_stale_dispatch_dirs(const fs::path& base) {
     std::error_code ec;

@@ -43,6 +43,7 @@
 #include "dfx/schema/artefact_names.hpp"
 #include "dfx/schema/converter_outputs.hpp"
 #include "dfx/schema/l3_layout.hpp"
+#include "dfx/schema/records_fields.hpp"
 
 extern char** environ;
 
@@ -81,16 +82,18 @@ std::optional<int> records_level(const fs::path& records) {
     std::string head(64 * 1024, '\0');
     in.read(head.data(), static_cast<std::streamsize>(head.size()));
     head.resize(static_cast<std::size_t>(in.gcount()));
-    const std::size_t key = head.find("\"chip_swimlane_level\"");
+    const std::string quoted = "\"" + std::string(dfx::schema::records_level_member) + "\"";
+    const std::size_t key = head.find(quoted);
     if (key == std::string::npos) return std::nullopt;
-    std::size_t i = head.find_first_not_of(" \t\r\n", key + 21);
+    std::size_t i = head.find_first_not_of(" \t\r\n", key + quoted.size());
     if (i == std::string::npos || head[i] != ':') return std::nullopt;
     i = head.find_first_not_of(" \t\r\n", i + 1);
     if (i == std::string::npos || !std::isdigit(static_cast<unsigned char>(head[i]))) return std::nullopt;
     return head[i] - '0';
 }
 
-// The directories to convert: the tree itself and every rank*/d[0-9]* below it.
+// The directories to convert: the tree itself and every rank<r>/d<k> below it
+// (digits only, schema/l3_layout.hpp), dispatches in numeric order.
 std::vector<fs::path> units_of(const fs::path& root) {
     std::vector<fs::path> units{root};
     std::error_code ec;
