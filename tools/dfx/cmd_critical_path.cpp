@@ -19,6 +19,8 @@
 #include "progress.hpp"
 #include "dfx/convert/common/json_writer.hpp"
 #include "dfx/convert/deps/critical_path.hpp"
+#include "dfx/schema/artefact_names.hpp"
+#include "dfx/schema/converter_outputs.hpp"
 
 namespace dfx::cli {
 
@@ -28,15 +30,15 @@ namespace fs = std::filesystem;
 namespace deps = dfx::convert::deps;
 
 struct cp_args {
-    std::string build_dir, report = "critical_path_report.md";
+    std::string build_dir, report = std::string(dfx::schema::critical_path_markdown_file);
     long long top = 25, tol = 2;
     bool to_stdout = false;
 };
 
-const char* const record_names[] = {"chip_swimlane_records.json", "l2_perf_records.json"};
+constexpr std::string_view record_names[] = {dfx::schema::records_file, dfx::schema::legacy_records_file};
 
 // Newest <prefix>*.json regular file in `d`, by (mtime, name).
-std::optional<fs::path> newest(const fs::path& d, const std::string& prefix) {
+std::optional<fs::path> newest(const fs::path& d, std::string_view prefix) {
     std::optional<fs::path> best;
     fs::file_time_type best_t{};
     std::error_code ec;
@@ -78,8 +80,8 @@ void run(const cp_args& a) {
         const std::string n = it->path().filename().string();
         if (n != record_names[0] && n != record_names[1]) continue;
         const fs::path d = it->path().parent_path();
-        if (dirs.count(d) > 0 || !fs::exists(d / "deps.json", ec)) continue;
-        if (auto names = newest(d, "name_map")) dirs.emplace(d, run_dir{it->path(), *names});
+        if (dirs.count(d) > 0 || !fs::exists(d / dfx::schema::deps_file, ec)) continue;
+        if (auto names = newest(d, dfx::schema::name_map_stem)) dirs.emplace(d, run_dir{it->path(), *names});
     }
     if (dirs.empty())
         throw usage_error("no chip_swimlane_records.json (+deps.json+name_map*.json) found under " + root.string() +
@@ -98,7 +100,7 @@ void run(const cp_args& a) {
             out.commit();
             reports.push_back(report_path);
         }
-        const auto merged = newest(d, "merged_swimlane");
+        const auto merged = newest(d, dfx::schema::merged_trace_stem);
         if (!merged) {
             std::fprintf(stderr, "Warning: no merged_swimlane*.json in %s; skipped Perfetto critical-path traces\n", d.c_str());
             continue;

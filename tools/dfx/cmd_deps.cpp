@@ -14,6 +14,7 @@
 #include "progress.hpp"
 #include "reuse_freed_memory.hpp"
 #include "dfx/convert/deps/deps_viewer.hpp"
+#include "dfx/schema/artefact_names.hpp"
 
 namespace dfx::cli {
 
@@ -33,7 +34,7 @@ void run(CLI::App& cmd, const deps_args& a) {
     }
     reuse_freed_memory();
     deps::deps_viewer_options o;
-    if (cmd.count("input") > 0) o.input = file_in(a.input, {"deps.json"});
+    if (cmd.count("input") > 0) o.input = file_in(a.input, {dfx::schema::deps_file});
     if (cmd.count("--output") > 0) o.output = a.output;
     if (cmd.count("--func-names") > 0) o.func_names = a.func_names;
     o.html = a.format == "html";

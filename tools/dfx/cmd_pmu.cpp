@@ -15,20 +15,21 @@
 #include "dfx/convert/common/py_path.hpp"
 #include "dfx/convert/deps/name_map.hpp"
 #include "dfx/convert/pmu/pmu_summary.hpp"
+#include "dfx/schema/artefact_names.hpp"
 
 namespace dfx::cli {
 
 namespace {
 
 struct pmu_args {
-    std::string input = "pmu.csv", func_names, by = "all", output;
+    std::string input = std::string(dfx::schema::pmu_csv_file), func_names, by = "all", output;
 };
 
 void run(CLI::App& cmd, const pmu_args& a) {
     namespace fs = std::filesystem;
     namespace conv = dfx::convert;
     const progress_reporter progress("pmu");
-    const std::string input = conv::py_path(file_in(a.input, {"pmu.csv"}));
+    const std::string input = conv::py_path(file_in(a.input, {dfx::schema::pmu_csv_file}));
     std::error_code ec;
     if (!fs::exists(input, ec)) throw conv::input_error(input + " not found.");
     conv::deps::name_map names;

@@ -18,6 +18,7 @@
 #include "dfx/convert/swimlane/input_paths.hpp"
 #include "dfx/convert/swimlane/perf_data.hpp"
 #include "dfx/convert/swimlane/sched_overhead.hpp"
+#include "dfx/schema/artefact_names.hpp"
 
 namespace dfx::cli {
 
@@ -46,7 +47,7 @@ int run(const sched_args& a) {
     const progress_reporter progress("sched-overhead");
     std::string records;
     if (!a.records.empty()) {
-        records = sw::normalize_path(file_in(a.records, {"chip_swimlane_records.json", "l2_perf_records.json"}));
+        records = sw::normalize_path(file_in(a.records, {dfx::schema::records_file, dfx::schema::legacy_records_file}));
     } else if (auto newest = sw::newest_records_file()) {
         records = *newest;
     } else {
@@ -67,7 +68,7 @@ int run(const sched_args& a) {
     if (!a.deps.empty()) {
         deps_path = sw::normalize_path(a.deps);
     } else {
-        const std::string sibling = sw::sibling_path(records, "deps.json");
+        const std::string sibling = sw::sibling_path(records, dfx::schema::deps_file);
         if (std::filesystem::exists(sibling, ec)) deps_path = sibling;
     }
     if (pd.level < min_level)

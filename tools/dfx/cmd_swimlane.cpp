@@ -27,6 +27,8 @@
 #include "dfx/convert/swimlane/perf_data.hpp"
 #include "dfx/convert/swimlane/statistics.hpp"
 #include "dfx/convert/swimlane/trace_writer.hpp"
+#include "dfx/schema/artefact_names.hpp"
+#include "dfx/schema/converter_outputs.hpp"
 
 namespace dfx::cli {
 
@@ -90,7 +92,7 @@ int run(const swimlane_args& a) {
     std::FILE* const console = a.output == "-" ? stderr : stdout;
     std::string input;
     if (!a.input.empty()) {
-        input = sw::normalize_path(file_in(a.input, {"chip_swimlane_records.json", "l2_perf_records.json"}));
+        input = sw::normalize_path(file_in(a.input, {dfx::schema::records_file, dfx::schema::legacy_records_file}));
         std::error_code ec;
         if (!std::filesystem::exists(input, ec)) throw dfx::convert::input_error("Input file not found: " + input);
     } else if (auto newest = sw::newest_records_file()) {
@@ -112,7 +114,7 @@ int run(const swimlane_args& a) {
     // deps.json is independent of the records: read it on a second thread
     // while the records are read. Its warnings are held back and printed
     // after the records' own, in the reference's order.
-    const std::string deps_path = a.deps_json.empty() ? sw::sibling_path(input, "deps.json")
+    const std::string deps_path = a.deps_json.empty() ? sw::sibling_path(input, dfx::schema::deps_file)
                                                       : sw::normalize_path(a.deps_json);
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> deps_warnings(std::tmpfile(), &std::fclose);
     auto deps_future = std::async(std::launch::async, [&deps_path, w = deps_warnings.get()] {
@@ -135,7 +137,7 @@ int run(const swimlane_args& a) {
         if (a.verbose) print_names(console, names);
     }
 
-    const std::string output = a.output.empty() ? sw::sibling_path(input, "merged_swimlane.json")
+    const std::string output = a.output.empty() ? sw::sibling_path(input, dfx::schema::merged_trace_file)
                              : a.output == "-"  ? a.output
                                                 : sw::normalize_path(a.output);
     const sw::deps_graph deps = deps_future.get();

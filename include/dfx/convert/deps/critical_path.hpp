@@ -36,6 +36,8 @@
 #include "dfx/convert/common/py_json.hpp"
 #include "dfx/convert/deps/deps_reader.hpp"
 #include "dfx/convert/deps/name_map.hpp"
+#include "dfx/schema/artefact_names.hpp"
+#include "dfx/schema/converter_outputs.hpp"
 
 namespace dfx::convert::deps {
 
@@ -148,7 +150,7 @@ inline cp_result analyze_critical_path(const std::filesystem::path& dir, const s
     r.label = std::move(label);
     auto [freq, slices] = detail::read_cp_records(records.string());
     r.freq = freq;
-    const deps_document deps = read_deps((dir / "deps.json").string());
+    const deps_document deps = read_deps((dir / schema::deps_file).string());
     name_map names = load_name_map(name_map_path.string());
 
     // Per task: first start, last end, slices.
@@ -511,7 +513,8 @@ inline std::vector<std::string> write_cpm_traces(const std::string& merged, cons
     }
 
     // Pass 2: both copies at once, renaming the bars off each path.
-    const std::string static_path = dir + "/CPM_static.json", observed_path = dir + "/CPM_observed.json";
+    const std::string static_path = dir + "/" + std::string(schema::cpm_static_file),
+                      observed_path = dir + "/" + std::string(schema::cpm_observed_file);
     json_file_writer out_static(static_path), out_observed(observed_path);
     struct copy {
         simdjson::ondemand::parser& parser;

@@ -26,6 +26,7 @@
 #include "dfx/convert/deps/edge_modes.hpp"
 #include "dfx/convert/deps/name_map.hpp"
 #include "dfx/convert/deps/perf_sidecar.hpp"
+#include "dfx/schema/artefact_names.hpp"
 
 namespace dfx::convert::deps {
 
@@ -51,7 +52,7 @@ inline std::optional<std::string> find_latest_deps_json() {
     std::optional<fs::path> best;
     fs::file_time_type best_time{};
     for (fs::recursive_directory_iterator it("outputs", ec), end; !ec && it != end; it.increment(ec)) {
-        if (it->path().filename() != "deps.json") continue;
+        if (it->path().filename() != schema::deps_file) continue;
         std::error_code tec;
         const auto t = fs::last_write_time(it->path(), tec);
         if (!tec && (!best || t >= best_time)) {
@@ -84,7 +85,7 @@ inline int run_deps_viewer(const deps_viewer_options& opt) {
     // another thread while deps.json is, one core each; a failure is a
     // warning, given below in the reference's order. Alone, deps.json gets
     // both cores.
-    const std::string sidecar_path = py_path_join(dir, "chip_swimlane_records.json");
+    const std::string sidecar_path = py_path_join(dir, schema::records_file);
     std::future<sidecar_tasks> sidecar_read;
     if (fs::exists(sidecar_path, ec))
         sidecar_read = std::async(std::launch::async, [&sidecar_path] { return read_perf_sidecar(sidecar_path); });

@@ -18,6 +18,7 @@
 #include <unordered_map>
 
 #include "dfx/convert/common/input_file.hpp"
+#include "dfx/schema/artefact_names.hpp"
 
 namespace dfx::convert::deps {
 
@@ -91,7 +92,7 @@ inline std::optional<std::filesystem::path> discover_name_map(const std::filesys
     std::error_code ec;
     for (fs::directory_iterator it(dir.empty() ? fs::path(".") : dir, ec), end; !ec && it != end; it.increment(ec)) {
         const std::string name = it->path().filename().string();
-        if (name.size() < 13 || name.rfind("name_map", 0) != 0 || name.substr(name.size() - 5) != ".json") continue;
+        if (!schema::is_name_map_file_name(name)) continue;
         std::error_code fec;
         if (!it->is_regular_file(fec)) continue;
         const auto t = fs::last_write_time(it->path(), fec);

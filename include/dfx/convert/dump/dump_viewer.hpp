@@ -29,6 +29,7 @@
 #include "dfx/convert/common/py_format.hpp"
 #include "dfx/convert/common/py_path.hpp"
 #include "dfx/convert/dump/args_dump.hpp"
+#include "dfx/schema/artefact_names.hpp"
 
 namespace dfx::convert::dump {
 
@@ -220,7 +221,7 @@ inline std::optional<std::string> latest_dump_dir() {
     std::optional<fs::path> best;
     fs::file_time_type best_time{};
     for (fs::directory_iterator it("outputs", ec), end; !ec && it != end; it.increment(ec)) {
-        const fs::path cand = it->path() / "args_dump";
+        const fs::path cand = it->path() / schema::args_dump_dir;
         std::error_code e2;
         if (!fs::is_directory(cand, e2)) continue;
         const auto t = fs::last_write_time(cand, e2);
@@ -247,7 +248,7 @@ inline int run_dump_viewer(const dump_viewer_options& opt) {
         dir = py_path(*latest);
         fmt::print("Using latest dump directory: {}\n", dir);
     }
-    const std::string manifest_path = py_path_join(dir, "args_dump.json");
+    const std::string manifest_path = py_path_join(dir, schema::args_dump_manifest_file);
     std::error_code ec;
     if (!fs::exists(manifest_path, ec)) throw input_error("args_dump.json not found in " + dir);
     const args_manifest m = read_args_manifest(manifest_path);

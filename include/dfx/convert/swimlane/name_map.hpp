@@ -26,6 +26,7 @@
 #include "dfx/convert/common/input_error.hpp"
 #include "dfx/convert/common/input_file.hpp"
 #include "dfx/convert/common/json_value.hpp"
+#include "dfx/schema/artefact_names.hpp"
 
 namespace dfx::convert::swimlane {
 
@@ -125,8 +126,7 @@ inline std::optional<std::string> find_sibling_name_map(const std::string& input
     for (fs::directory_iterator it(parent.empty() ? fs::path(".") : parent, ec), end; !ec && it != end;
          it.increment(ec)) {
         const std::string name = it->path().filename().string();
-        if (name.rfind("name_map", 0) == 0 && name.size() >= 13 && name.substr(name.size() - 5) == ".json" &&
-            it->is_regular_file(ec)) {
+        if (schema::is_name_map_file_name(name) && it->is_regular_file(ec)) {
             candidates.push_back(parent.empty() ? fs::path(name) : parent / name);
         }
     }
