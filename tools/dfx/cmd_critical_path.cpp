@@ -31,6 +31,7 @@ struct cp_args {
     std::string build_dir, report = "critical_path_report.md";
     long long top = 25, tol = 2;
     bool to_stdout = false;
+    bool lenient = false;
 };
 
 const char* const record_names[] = {"chip_swimlane_records.json", "l2_perf_records.json"};
@@ -90,7 +91,7 @@ void run(const cp_args& a) {
     bool trace_errors = false;
     for (const auto& [d, in] : dirs) {
         const std::string label = d == root ? d.filename().string() : fs::relative(d, root).string();
-        results.push_back(deps::analyze_critical_path(d, in.records, in.name_map, label, a.tol));
+        results.push_back(deps::analyze_critical_path(d, in.records, in.name_map, label, a.tol, a.lenient));
         if (!report_to_stdout) {
             const std::string report_path = (d / a.report).string();
             dfx::convert::json_file_writer out(report_path);
@@ -132,6 +133,9 @@ void add_critical_path(CLI::App& app) {
     cmd->add_option("--top", a->top, "Rows in the kernel-family table (default 25)");
     cmd->add_option("--tol", a->tol, "Tick tolerance for 'finished before' (default 2)");
     cmd->add_flag("--stdout", a->to_stdout, "Also print the full report");
+    cmd->add_flag("--lenient", a->lenient,
+                  "Read as the reference does: unusable deps.json entries are dropped, a corrupt name map is a "
+                  "warning, negative times and ids are taken as they are (default: an error)");
     cmd->callback([a] { run(*a); });
 }
 

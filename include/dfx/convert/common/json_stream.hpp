@@ -40,6 +40,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -119,9 +120,17 @@ public:
     bool next_key(std::string& key) {
         if (!advance_in('}')) return false;
         if (peek() != '"') fail("expected a string key");
+        const std::uint64_t key_at = offset();
         ++pos_;
         key.clear();
         read_string_into(&key);
+        // A repeated top-level key is refused: Python's json keeps the last
+        // value, a streaming reader would use the first, and either way one
+        // of the two values is silently ignored.
+        if (open_.size() == 1) {
+            if (!top_keys_.insert(key).second)
+                fail_at_byte(key_at, fmt::format("duplicate top-level key \"{}\"", key));
+        }
         if (peek() != ':') fail("expected ':' after an object key");
         ++pos_;
         return true;
@@ -601,6 +610,7 @@ private:
     std::uint64_t consumed_ = 0;
     bool eof_ = false;
     std::vector<frame> open_;
+    std::set<std::string> top_keys_;  // the top-level object's keys so far
     // capture state
     std::string captured_;
     bool capturing_ = false;

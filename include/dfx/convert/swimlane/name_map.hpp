@@ -125,8 +125,9 @@ inline std::optional<std::string> find_sibling_name_map(const std::string& input
     for (fs::directory_iterator it(parent.empty() ? fs::path(".") : parent, ec), end; !ec && it != end;
          it.increment(ec)) {
         const std::string name = it->path().filename().string();
-        if (name.rfind("name_map", 0) == 0 && name.size() >= 13 && name.substr(name.size() - 5) == ".json" &&
-            it->is_regular_file(ec)) {
+        // Not only regular files: a directory, FIFO or symlink loop of that
+        // name is a corrupt sidecar, which loading reports.
+        if (name.rfind("name_map", 0) == 0 && name.size() >= 13 && name.substr(name.size() - 5) == ".json") {
             candidates.push_back(parent.empty() ? fs::path(name) : parent / name);
         }
     }
