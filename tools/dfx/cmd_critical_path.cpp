@@ -43,9 +43,12 @@ std::optional<fs::path> newest(const fs::path& d, const std::string& prefix) {
     std::error_code ec;
     for (fs::directory_iterator it(d, ec), end; !ec && it != end; it.increment(ec)) {
         const std::string n = it->path().filename().string();
-        if (n.rfind(prefix, 0) != 0 || n.size() < 5 || n.substr(n.size() - 5) != ".json" || !it->is_regular_file(ec)) continue;
-        const auto t = fs::last_write_time(it->path(), ec);
-        if (ec) continue;
+        // Not only regular files: a name map that is a directory, a FIFO or a
+        // symlink loop is a corrupt input, which reading it reports.
+        if (n.rfind(prefix, 0) != 0 || n.size() < 5 || n.substr(n.size() - 5) != ".json") continue;
+        std::error_code tec;
+        auto t = fs::last_write_time(it->path(), tec);
+        if (tec) t = fs::file_time_type::max();
         if (!best || t > best_t || (t == best_t && n > best->filename().string())) {
             best = it->path();
             best_t = t;

@@ -72,6 +72,8 @@ struct cp_slice {
 // whole grammar, no repeated top-level key).
 inline std::pair<std::int64_t, std::vector<cp_slice>> read_cp_records(const std::string& path, bool lenient = false) {
     const swimlane::records_file rf = swimlane::records_reader(path).lenient(lenient).read();
+    if (!rf.level || *rf.level < 1 || *rf.level > 4)
+        throw input_error(path + ": chip_swimlane_level: expected 1, 2, 3 or 4" + (rf.level ? ", found " + to_decimal(*rf.level) : ": missing"));
     if (rf.meta.clock_freq_hz <= 0 || rf.meta.clock_freq_hz > INT64_MAX)
         throw input_error(path + ": metadata.clock_freq_hz missing or not positive");
     std::vector<cp_slice> slices;

@@ -67,8 +67,8 @@ namespace detail {
 // another type is a corrupt file, not a level.
 inline double number_at(simdjson::ondemand::value v, const std::string& where) {
     std::uint64_t u = 0;
-    if (v.get_uint64().get(u) == simdjson::SUCCESS) return static_cast<double>(u);
-    throw input_error(where + ": expected a non-negative integer");
+    if (v.get_uint64().get(u) == simdjson::SUCCESS && u <= std::uint64_t{INT64_MAX}) return static_cast<double>(u);
+    throw input_error(where + ": expected a non-negative integer below 2^63");
 }
 
 // A number stored in an integer field: integers exactly, other numbers

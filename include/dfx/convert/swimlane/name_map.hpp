@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -79,9 +80,11 @@ inline name_map load_name_map(const std::string& path) {
     if (doc.get_object().get(obj) != simdjson::SUCCESS) fail("expected a JSON object");
     name_map m;
     std::string why;
+    std::set<std::string, std::less<>> keys;  // a repeated key: one of its values would be ignored
     for (auto field : obj) {
         std::string_view key;
         if (field.unescaped_key().get(key) != simdjson::SUCCESS) fail("invalid JSON");
+        if (!keys.emplace(key).second) fail(fmt::format("duplicate top-level key \"{}\"", detail::printable_key(std::string(key))));
         simdjson::ondemand::value v;
         if (field.value().get(v) != simdjson::SUCCESS) fail("invalid JSON");
         if (key == "orchestrator_name") {
@@ -101,10 +104,13 @@ inline name_map load_name_map(const std::string& path) {
             if (is_null(v)) continue;
             simdjson::ondemand::object names;
             if (v.get_object().get(names) != simdjson::SUCCESS) fail("callable_id_to_name: expected an object");
+            std::set<std::string, std::less<>> ids;
             for (auto entry : names) {
                 std::string_view id;
                 if (entry.unescaped_key().get(id) != simdjson::SUCCESS) fail("invalid JSON");
                 const std::string id_s(id);
+                if (!ids.emplace(id_s).second)
+                    fail(fmt::format("callable_id_to_name: duplicate key \"{}\"", detail::printable_key(id_s)));
                 simdjson::ondemand::value n;
                 if (entry.value().get(n) != simdjson::SUCCESS) fail("invalid JSON");
                 std::string s;

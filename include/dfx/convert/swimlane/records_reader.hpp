@@ -100,7 +100,9 @@ private:
     // Parses the next value of the stream as its own simdjson document.
     simdjson::ondemand::document& parse_next(std::string_view where) {
         auto text = js_.capture();
-        if (parser_.iterate(text).get(doc_) != simdjson::SUCCESS) fail_at(where, "invalid JSON");
+        // simdjson's reason says what the stream does not check (invalid UTF-8).
+        if (const auto err = parser_.iterate(text).get(doc_); err != simdjson::SUCCESS)
+            fail_at(where, fmt::format("invalid JSON: {}", simdjson::error_message(err)));
         return doc_;
     }
 
@@ -129,6 +131,13 @@ private:
         const int128 x = integer(v, where);
         if (x > INT64_MAX || x < INT64_MIN) fail_at(where(), "integer out of range");
         return static_cast<std::int64_t>(x);
+    }
+    // A counter (loop_iter, tasks_processed, pop_hit, submit_idx, ...): negative only leniently.
+    template <class V, class Where>
+    std::int64_t counter(V& v, const Where& where) {
+        const std::int64_t x = int64(v, where);
+        if (x < 0 && !lenient_) fail_at(where(), fmt::format("expected a non-negative integer count, found {}", x));
+        return x;
     }
     template <class V, class Where>
     std::uint64_t task_id(V& v, const Where& where) {
@@ -180,7 +189,8 @@ private:
         js_.for_each_batch(batch_bytes_, [&](simdjson::padded_string_view batch, std::uint64_t end_offset) {
             batch_end_ = end_offset;
             batch_ = std::string_view(batch);
-            if (parser_.iterate(batch).get(doc_) != simdjson::SUCCESS) fail_at(where_array(), "invalid JSON");
+            if (const auto err = parser_.iterate(batch).get(doc_); err != simdjson::SUCCESS)
+                fail_at(where_array(), fmt::format("invalid JSON: {}", simdjson::error_message(err)));
             simdjson::ondemand::array arr;
             if (doc_.get_array().get(arr) != simdjson::SUCCESS) fail_at(where_array(), "invalid JSON");
             for (auto el : arr) {
@@ -317,14 +327,14 @@ private:
             } else if (key == "end_cycles") {
                 r.end_cycles = timestamp(v, at);
             } else if (key == "loop_iter") {
-                r.loop_iter = int64(v, at);
+                r.loop_iter = counter(v, at);
             } else if (key == "tasks_processed") {
-                r.tasks_processed = int64(v, at);
+                r.tasks_processed = counter(v, at);
                 r.has_tasks_processed = true;
             } else if (key == "pop_hit") {
-                r.pop_hit = int64(v, at);
+                r.pop_hit = counter(v, at);
             } else if (key == "pop_miss") {
-                r.pop_miss = int64(v, at);
+                r.pop_miss = counter(v, at);
             } else if (key == "task_id") {
                 if (!is_null(v)) {
                     r.task_id = task_id(v, at);
@@ -389,7 +399,7 @@ private:
                     } else if (k == end_key) {
                         r.end = timestamp(v, at);
                     } else if (k == "submit_idx") {
-                        r.submit_idx = int64(v, at);
+                        r.submit_idx = counter(v, at);
                     } else if (k == "task_id") {
                         const int128 id = integer(v, at);
                         r.task_id = raw_task_id{static_cast<std::uint64_t>(id), id < 0};
