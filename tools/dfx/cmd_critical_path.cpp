@@ -33,6 +33,7 @@ struct cp_args {
     std::string build_dir, report = std::string(dfx::schema::critical_path_markdown_file);
     long long top = 25, tol = 2;
     bool to_stdout = false;
+    bool lenient = false;
 };
 
 constexpr std::string_view record_names[] = {dfx::schema::records_file, dfx::schema::legacy_records_file};
@@ -44,9 +45,12 @@ std::optional<fs::path> newest(const fs::path& d, std::string_view prefix) {
     std::error_code ec;
     for (fs::directory_iterator it(d, ec), end; !ec && it != end; it.increment(ec)) {
         const std::string n = it->path().filename().string();
-        if (n.rfind(prefix, 0) != 0 || n.size() < 5 || n.substr(n.size() - 5) != ".json" || !it->is_regular_file(ec)) continue;
-        const auto t = fs::last_write_time(it->path(), ec);
-        if (ec) continue;
+        // Not only regular files: a name map that is a directory, a FIFO or a
+        // symlink loop is a corrupt input, which reading it reports.
+        if (n.rfind(prefix, 0) != 0 || n.size() < 5 || n.substr(n.size() - 5) != ".json") continue;
+        std::error_code tec;
+        auto t = fs::last_write_time(it->path(), tec);
+        if (tec) t = fs::file_time_type::max();
         if (!best || t > best_t || (t == best_t && n > best->filename().string())) {
             best = it->path();
             best_t = t;
@@ -92,7 +96,7 @@ void run(const cp_args& a) {
     bool trace_errors = false;
     for (const auto& [d, in] : dirs) {
         const std::string label = d == root ? d.filename().string() : fs::relative(d, root).string();
-        results.push_back(deps::analyze_critical_path(d, in.records, in.name_map, label, a.tol));
+        results.push_back(deps::analyze_critical_path(d, in.records, in.name_map, label, a.tol, a.lenient));
         if (!report_to_stdout) {
             const std::string report_path = (d / a.report).string();
             dfx::convert::json_file_writer out(report_path);
@@ -134,6 +138,9 @@ void add_critical_path(CLI::App& app) {
     cmd->add_option("--top", a->top, "Rows in the kernel-family table (default 25)");
     cmd->add_option("--tol", a->tol, "Tick tolerance for 'finished before' (default 2)");
     cmd->add_flag("--stdout", a->to_stdout, "Also print the full report");
+    cmd->add_flag("--lenient", a->lenient,
+                  "Read as the reference does: unusable deps.json entries are dropped, a corrupt name map is a "
+                  "warning, negative times and ids are taken as they are (default: an error)");
     cmd->callback([a] { run(*a); });
 }
 

@@ -23,6 +23,7 @@ namespace {
 struct deps_args {
     std::string input, output, format = "text", edge_mode = "full", engine = "dot", direction = "LR", func_names;
     bool show_tensor_info = false;
+    bool lenient = false;
 };
 
 void run(CLI::App& cmd, const deps_args& a) {
@@ -42,6 +43,7 @@ void run(CLI::App& cmd, const deps_args& a) {
     o.engine = a.engine;
     o.direction = a.direction;
     o.show_tensor_info = a.show_tensor_info;
+    o.lenient = a.lenient;
     if (a.output == "-") o.console = stderr;  // stdout is the output
     exit_code = deps::run_deps_viewer(o);
 }
@@ -64,6 +66,9 @@ void add_deps(CLI::App& app) {
         ->check(CLI::IsMember({"TB", "LR", "BT", "RL"}));
     cmd->add_option("--func-names", args->func_names, "Name map JSON (default: name_map*.json beside the input)");
     cmd->add_flag("--show-tensor-info", args->show_tensor_info, "HTML: per-arg tensor rows, edges routed to arg ports");
+    cmd->add_flag("--lenient", args->lenient,
+                  "Read as the reference viewer does: unusable deps.json entries are dropped (with a warning), a "
+                  "corrupt name map or chip_swimlane_records.json beside the input is a warning (default: an error)");
     cmd->callback([cmd, args] { run(*cmd, *args); });
 }
 

@@ -44,6 +44,7 @@ struct swimlane_args {
     std::string deps_json;
     bool verbose = false;
     bool overhead = false;
+    bool lenient = false;
 };
 
 void print_data_summary(std::FILE* console, const sw::perf_data& pd) {
@@ -117,11 +118,11 @@ int run(const swimlane_args& a) {
     const std::string deps_path = a.deps_json.empty() ? sw::sibling_path(input, dfx::schema::deps_file)
                                                       : sw::normalize_path(a.deps_json);
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> deps_warnings(std::tmpfile(), &std::fclose);
-    auto deps_future = std::async(std::launch::async, [&deps_path, w = deps_warnings.get()] {
-        return sw::load_deps_graph(deps_path, w ? w : stderr);
+    auto deps_future = std::async(std::launch::async, [&deps_path, w = deps_warnings.get(), lenient = a.lenient] {
+        return sw::load_deps_graph(deps_path, w ? w : stderr, sw::deps_policy::optional, lenient);
     });
     if (a.verbose) fmt::print(console, "Reading performance data from: {}\n", input);
-    sw::perf_data pd = sw::load_perf_data(input, stderr);
+    sw::perf_data pd = sw::load_perf_data(input, stderr, a.lenient);
     if (a.verbose) print_data_summary(console, pd);
 
     sw::name_map names;
@@ -133,7 +134,14 @@ int run(const swimlane_args& a) {
     }
     if (names_path) {
         if (a.verbose) fmt::print(console, "{} func names from: {}\n", a.func_names.empty() ? "Auto-discovered" : "Loading", *names_path);
-        names = sw::load_name_map(*names_path);
+        try {
+            names = sw::load_name_map(*names_path);
+        } catch (const dfx::convert::input_error& e) {
+            // A corrupt name map is an error; leniently, the reference's warn-and-continue (no names).
+            if (!a.lenient) throw;
+            fmt::print(stderr, "Warning: ignoring the name map: {}\n", e.what());
+            names = sw::name_map{};
+        }
         if (a.verbose) print_names(console, names);
     }
 
@@ -206,6 +214,9 @@ void add_swimlane(CLI::App& app) {
                     "name_map*.json for func_id -> name (default: the unique sibling name_map*.json)");
     cmd->add_option("--deps-json", args->deps_json, "deps.json of a dep_gen run (default: sibling deps.json)");
     cmd->add_flag("-v,--verbose", args->verbose, "Verbose output");
+    cmd->add_flag("--lenient", args->lenient,
+                  "Read as the reference does: a corrupt deps.json or name map is a warning (no arrows / no names), "
+                  "negative times and ids are taken as they are (default: an error)");
     cmd->add_flag("--overhead", args->overhead,
                   "Add the 8 overhead counter tracks (per-engine idle/ready/overhead, all/has overhead); needs deps.json");
     cmd->callback([args] { exit_code = run(*args); });

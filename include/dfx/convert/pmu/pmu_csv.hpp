@@ -91,7 +91,13 @@ void read_pmu_csv(const std::string& path, OnHeader&& on_header, OnRow&& on_row)
         }
     };
     auto fail = [&](std::string_view what) -> void {
-        throw input_error(fmt::format("{}:{}: {}", path, line_no, what));
+        // A quoted field can hold a line break or a control byte: the error stays one line.
+        std::string one_line;
+        for (const char c : what) {
+            if (static_cast<unsigned char>(c) < 0x20) one_line += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+            else one_line.push_back(c);
+        }
+        throw input_error(fmt::format("{}:{}: {}", path, line_no, one_line));
     };
 
     if (!next_line()) throw input_error(fmt::format("{}: empty file (expected the {} header)", path, schema::pmu_csv_file));
