@@ -198,7 +198,10 @@ REQUIRED = {
 
 # Fields where a negative integer means something (chip-swimlane.md: an orchestrator record's
 # task_id < 0 is "no task"): their class is "int", whatever the capture holds.
-SIGNED = {("records", ("aicpu_orchestrator_phases", "task_id"))}
+SIGNED = {
+    ("records", ("aicpu_orchestrator_phases", "task_id")),
+    ("records", ("metadata", "core_to_thread")),  # -1: a core no scheduler thread owns (spec §header)
+}
 
 
 def is_required(kind, path):

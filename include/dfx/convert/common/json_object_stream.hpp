@@ -16,9 +16,9 @@
 // (common/json_stream.hpp is a pull-style reader with the same purpose,
 // written concurrently for the swimlane converter.)
 //
-// Limits, by design: strings that are skipped are checked for JSON escapes and
-// control characters but not for UTF-8 validity (delivered ones are: simdjson
-// validates them); nesting deeper than max_depth is rejected.
+// Every byte is checked for UTF-8 validity as its block arrives
+// (common/utf8_scanner.hpp), skipped strings included; nesting deeper than
+// max_depth is rejected.
 #pragma once
 
 #include <simdjson.h>
@@ -36,6 +36,7 @@
 
 #include "dfx/convert/common/file_blocks.hpp"
 #include "dfx/convert/common/input_error.hpp"
+#include "dfx/convert/common/utf8_scanner.hpp"
 
 namespace dfx::convert {
 
@@ -79,12 +80,15 @@ public:
     // the handler propagate unchanged.
     void run(json_member_handler& h) {
         handler_ = &h;
-        const std::uint64_t total = for_each_file_block(path_, block_size_, [this](char* p, std::size_t n, std::uint64_t offset) {
+        utf8_scanner utf8(path_);  // every byte, the skipped strings' too
+        const std::uint64_t total = for_each_file_block(path_, block_size_, [&](char* p, std::size_t n, std::uint64_t offset) {
+            utf8.next(p, n, offset);
             base_ = offset;
             block_len_ = n;
             p[n] = '\0';  // the sentinel feed() relies on
             feed(p, n);
         });
+        utf8.finish();
         if (total == 0) throw input_error(path_ + ": file is empty (expected a JSON object)");
         if (st_ != state::done)
             throw input_error(path_ + ": unexpected end of file after " + std::to_string(total) +

@@ -174,7 +174,8 @@ public:
         std::size_t count = 0;
         try {
             for (;;) {
-                scan_raw_value();
+                if (strict_captures_) scan_value(0);
+                else scan_raw_value();
                 ++count;
                 skip_ws();
                 if (peek_byte() != ',' || captured_.size() + (pos_ - mark_) >= target_bytes) break;
@@ -224,6 +225,13 @@ public:
         f(simdjson::padded_string_view(first.data(), batch.size(), first.capacity()), first_end);
         while (const auto* next = ahead.next()) f(next->view(), next->end_offset);
     }
+
+    // Captured elements are bracket-matched only by default: a reader that
+    // parses every token of them (simdjson validates what it visits) pays for
+    // nothing more. A reader that skips parts of its elements turns this on,
+    // so those parts are held to the whole grammar too, on the scan-ahead
+    // thread, with the error at its byte.
+    void set_strict_captures(bool on) noexcept { strict_captures_ = on; }
 
     // The text of the last capture (for messages).
     [[nodiscard]] std::string_view captured_text() const noexcept { return captured_; }
@@ -639,6 +647,7 @@ private:
     // capture state
     std::string captured_;
     bool capturing_ = false;
+    bool strict_captures_ = false;  // set_strict_captures
     std::size_t mark_ = 0;
     std::size_t capture_limit_ = default_capture_limit;
     std::string raw_closers_;  // scan_raw_value's bracket stack

@@ -208,8 +208,10 @@ private:
                 for (auto el : v.get_array()) {
                     if (i == 3) break;
                     auto e = el.value();
-                    if (!opt_.lenient && (e.type() != json_type::number || !py_int(e)))
-                        fail("tasks", index_, fmt::format("kernel_ids[{}]", i), "expected an integer");
+                    // A func id, or -1 for an empty slot: an integer token, not Python's int(1.5).
+                    if (!opt_.lenient && (e.type() != json_type::number || !py_int(e) || *py_int(e) < -1 ||
+                                          std::string_view(e.raw_json_token()).find_first_of(".eE") != std::string_view::npos))
+                        fail("tasks", index_, fmt::format("kernel_ids[{}]", i), "expected a func id (an integer >= 0) or -1");
                     t.slots[i++] = py_int(e).value_or(-1);
                 }
             } else if (key == "block_num") {
@@ -217,6 +219,8 @@ private:
                 // (below 1 is clamped to 1, as the reference does: a count, not a corrupt value)
                 if (!opt_.lenient && (v.type() != json_type::number || !b || std::string_view(v.raw_json_token()).find_first_of(".eE") != std::string_view::npos))
                     fail("tasks", index_, key, "expected an integer");
+                // A stored u32 (spec dep_gen): negative or above 2^32-1 is corrupt, not a count.
+                if (!opt_.lenient && b && (*b < 0 || *b > UINT32_MAX)) fail("tasks", index_, key, "expected an integer in [0, 2^32)");
                 t.block_num = b && *b >= 1 ? *b : 1;
             } else if (key == "early_dispatch") {
                 t.early_dispatch = py_truthy(v);

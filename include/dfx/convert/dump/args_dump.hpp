@@ -92,15 +92,15 @@ public:
                 const std::string_view key = member.unescaped_key();
                 simdjson::ondemand::value v = member.value();
                 if (key == "task_id") a.task_id = text(v, key), seen[0] = true;
-                else if (key == "arg_index") a.arg_index = integer(v, key), seen[1] = true;
+                else if (key == "arg_index") a.arg_index = non_negative(integer(v, key), key), seen[1] = true;
                 else if (key == "role") a.role = text(v, key), seen[2] = true;
                 else if (key == "stage") a.stage = text(v, key), seen[3] = true;
                 else if (key == "dtype") a.dtype = text(v, key), seen[4] = true;
-                else if (key == "shape") a.shape = int_list(v, key), seen[5] = true;
+                else if (key == "shape") a.shape = dimension_list(v, key), seen[5] = true;
                 else if (key == "bin_size") a.bin_size = unsigned_integer(v, key), seen[6] = true;
                 else if (key == "kind") a.kind = text(v, key);
-                else if (key == "strides") a.strides = int_list(v, key);
-                else if (key == "start_offset") a.start_offset = integer(v, key);
+                else if (key == "strides") a.strides = dimension_list(v, key);
+                else if (key == "start_offset") a.start_offset = non_negative(integer(v, key), key);  // a u64 element offset
                 else if (key == "is_contiguous") a.is_contiguous = boolean(v, key);
                 else if (key == "bin_offset") a.bin_offset = unsigned_integer(v, key);
                 else if (key == "truncated") a.truncated = boolean(v, key);
@@ -128,8 +128,7 @@ private:
         throw input_error(fmt::format("{}: \"{}\" must be {}", where_, key, expected));
     }
     std::string text(value& v, std::string_view key) {
-        // task_id is written as a hex string; accept a bare integer as its text.
-        if (key == "task_id" && v.type() == json_type::number) return py_str(v);
+        // task_id too is a string: "0x" and 16 hex digits (spec args dump).
         if (v.type() != json_type::string) fail(key, "a string");
         return std::string(std::string_view(v.get_string()));
     }
@@ -147,6 +146,17 @@ private:
         bool b = false;
         if (v.type() != json_type::boolean || v.get_bool().get(b) != simdjson::SUCCESS) fail(key, "true or false");
         return b;
+    }
+    std::int64_t non_negative(std::int64_t x, std::string_view key) const {
+        if (x < 0) fail(key, "a non-negative integer");
+        return x;
+    }
+    // shape and strides: the record's u32[5] (spec args dump), so each in [0, 2^32).
+    std::vector<std::int64_t> dimension_list(value& v, std::string_view key) {
+        std::vector<std::int64_t> out = int_list(v, key);
+        for (const std::int64_t x : out)
+            if (x < 0 || x > UINT32_MAX) fail(key, "an array of integers in [0, 2^32)");
+        return out;
     }
     std::vector<std::int64_t> int_list(value& v, std::string_view key) {
         if (v.type() != json_type::array) fail(key, "an array of integers");

@@ -7,6 +7,7 @@
 // that does not fit the header is an input_error naming the file and line.
 #pragma once
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <simdjson.h>
 
 #include "dfx/convert/common/input_error.hpp"
 #include "dfx/convert/common/input_file.hpp"
@@ -107,6 +109,15 @@ void read_pmu_csv(const std::string& path, OnHeader&& on_header, OnRow&& on_row)
         if (header[i] != prefix[i]) fail(fmt::format("header column {} is \"{}\", expected \"{}\"", i + 1, header[i], prefix[i]));
     if (header.back() != schema::pmu_event_type_column)
         fail(fmt::format("the last header column must be {}", schema::pmu_event_type_column));
+    // Counter names are free (they depend on the event type) but are printed
+    // and written into reports: each must be a non-empty UTF-8 name with no
+    // control bytes.
+    for (std::size_t i = counters_at; i + 1 < header.size(); ++i) {
+        const std::string_view name = header[i];
+        const bool control = std::any_of(name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; });
+        if (name.empty() || control || !simdjson::validate_utf8(name.data(), name.size()))
+            fail(fmt::format("header column {} is not a counter name (expected non-empty UTF-8 text)", i + 1));
+    }
     std::vector<std::string> counters(header.begin() + counters_at, header.end() - 1);
     on_header(counters);
 

@@ -178,6 +178,8 @@ inline scope_stats_file read_scope_stats(const std::string& path) {
                     has_phase = true;
                 } else if (key == "depth") {
                     b.depth = detail::integer_at<int>(value, at);
+                    // The root scope is depth 0 and the collector caps nesting (spec scope stats).
+                    if (b.depth < 0) throw input_error(at + ": a non-negative depth expected");
                 } else if (key == "ring") {
                     b.ring = detail::integer_at<int>(value, at);
                     if (b.ring < 0 || b.ring >= scope_rings) throw input_error(at + ": ring in [0, 3] expected");

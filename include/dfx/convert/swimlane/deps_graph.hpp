@@ -147,7 +147,11 @@ std::optional<std::uint64_t> normalize_task_id(Value& v) {
 
 class deps_reader {
 public:
-    explicit deps_reader(const std::string& path, bool lenient = false) : js_(path), lenient_(lenient) {}
+    // Checked, the members of tasks and edges this reader skips (args, scope,
+    // ...) are held to the grammar as `dfx deps` holds them.
+    explicit deps_reader(const std::string& path, bool lenient = false) : js_(path), lenient_(lenient) {
+        js_.set_strict_captures(!lenient);
+    }
 
     void read(deps_graph& g) {
         if (js_.peek() != '{') js_.fail("expected a JSON object at the top level");
@@ -282,6 +286,9 @@ private:
                         if (!lenient_) fail_in_batch(fmt::format("tasks[{}].block_num: {}", index, why_));
                         b = 1;
                     }
+                    // A stored u32 (spec dep_gen): negative or above 2^32-1 is corrupt, not a count.
+                    if (!lenient_ && (b < 0 || b > UINT32_MAX))
+                        fail_in_batch(fmt::format("tasks[{}].block_num: expected an integer in [0, 2^32)", index));
                     if (b > INT64_MAX) b = INT64_MAX;
                     block_num = b < 1 ? 1 : static_cast<std::int64_t>(b);
                 }
@@ -304,11 +311,16 @@ private:
         for (auto el : arr) {
             simdjson::ondemand::value e;
             if (el.get(e) != simdjson::SUCCESS) js_.fail("tasks: invalid JSON");
+            const std::string_view token = e.raw_json_token();
             int128 x = 0;
-            if (!read_integer(e, x, why_) || x > INT64_MAX || x < INT64_MIN) {
-                js_.fail(fmt::format("tasks[{}].kernel_ids[{}]: {}", index, n,
-                                     why_.empty() ? std::string("integer out of range") : why_));
-            }
+            auto fail_slot = [&](std::string_view what) {
+                js_.fail(fmt::format("tasks[{}].kernel_ids[{}]: {}", index, n, what));
+            };
+            if (!read_integer(e, x, why_)) fail_slot(why_);
+            if (x > INT64_MAX || x < INT64_MIN) fail_slot("integer out of range");
+            // A func id, or -1 for an empty slot: an integer token, not Python's int(1.5).
+            if (!lenient_ && (x < -1 || token.find_first_of(".eE") != std::string_view::npos))
+                fail_slot("expected a func id (an integer >= 0) or -1");
             if (n < 3) tmp[n] = static_cast<std::int64_t>(x);
             ++n;
         }

@@ -74,6 +74,14 @@ inline name_map load_name_map(const std::string& path) {
         throw input_error(fmt::format("{}: cannot read", path));
     }
     auto fail = [&](std::string_view what) -> void { throw input_error(fmt::format("{}: {}", path, what)); };
+    // A name map is small: the DOM parser holds all of it to the grammar
+    // first (On-Demand below checks only what it visits).
+    {
+        simdjson::dom::parser whole;
+        simdjson::dom::element root;
+        if (const auto error = whole.parse(text).get(root); error != simdjson::SUCCESS)
+            fail(fmt::format("invalid JSON ({})", simdjson::error_message(error)));
+    }
     simdjson::ondemand::parser parser;
     simdjson::ondemand::document doc;
     if (parser.iterate(text).get(doc) != simdjson::SUCCESS) fail("invalid JSON");

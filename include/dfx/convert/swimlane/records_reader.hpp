@@ -232,7 +232,7 @@ private:
             }
             if (col[0] < 0 || col[0] > UINT32_MAX) fail_at(where(), "core_id out of range");
             if (col[1] < 0 && !lenient_) fail_at(where(), "task_token_raw must not be negative");
-            if (col[2] < 0) fail_at(where(), "reg_task_id must not be negative");
+            check_reg_task_id(col[2], where);
             for (const std::size_t c : {std::size_t{3}, std::size_t{4}}) {
                 if (col[c] < 0) negative_time(col[c], [&] { return fmt::format("aicore_tasks[{}][{}]", row, c); });
                 if (col[c] > INT64_MAX) fail_at(fmt::format("aicore_tasks[{}][{}]", row, c), "cycle count above 2^63-1");
@@ -250,6 +250,15 @@ private:
             note_device(r.start);
             out_.aicore.push_back(r);
         });
+    }
+
+    // reg_task_id is the per-core u32 dispatch token (spec chip-swimlane.md):
+    // the join key between a core's rows and its scheduler's, so a value
+    // outside u32 would silently join nothing.
+    template <class Where>
+    void check_reg_task_id(int128 v, const Where& where) {
+        if (v < 0) fail_at(where(), "reg_task_id must not be negative");
+        if (v > UINT32_MAX && !lenient_) fail_at(where(), "reg_task_id above 2^32-1 (it is a u32 dispatch token)");
     }
 
     void read_aicpu_tasks() {
@@ -272,7 +281,7 @@ private:
                                              n));
             }
             if (col[0] < 0 || col[0] > UINT32_MAX) fail_at(where(), "core_id out of range");
-            if (col[1] < 0) fail_at(where(), "reg_task_id must not be negative");
+            check_reg_task_id(col[1], where);
             for (const std::size_t c : {std::size_t{2}, std::size_t{3}}) {
                 if (col[c] < 0) negative_time(col[c], [&] { return fmt::format("aicpu_tasks[{}][{}]", row, c); });
                 if (col[c] > INT64_MAX) fail_at(fmt::format("aicpu_tasks[{}][{}]", row, c), "cycle count above 2^63-1");
@@ -487,6 +496,7 @@ private:
             if (is_null(v)) continue;  // null behaves like an absent key
             if (key == "clock_freq_hz") {
                 m.clock_freq_hz = integer(v, at);
+                if (m.clock_freq_hz > INT64_MAX) fail_at(at(), "expected a frequency in Hz below 2^63");
             } else if (key == "core_types") {
                 m.core_types.clear();
                 simdjson::ondemand::array arr;
