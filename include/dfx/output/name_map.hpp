@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "dfx/output/atomic_file.hpp"
+#include "dfx/output/artefact_file.hpp"
 #include "dfx/output/text_writer.hpp"
 
 namespace dfx {
@@ -72,7 +72,7 @@ inline std::filesystem::path write_name_map(const std::filesystem::path& prefix,
     const std::string file =
         case_name.empty() ? std::string("name_map.json") : "name_map_" + sanitize_case_name(case_name) + ".json";
     const auto path = prefix / file;
-    write_atomically(path, [&](std::FILE* f) {
+    write_artefact(path, [&](std::FILE* f) {
         text_writer out(f);
         write_name_map_json(out, table);
         return out.flush();
