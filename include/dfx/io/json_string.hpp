@@ -39,7 +39,7 @@
 #pragma once
 
 #include <cstddef>
-#include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -62,7 +62,8 @@ struct plain_bytes {
     constexpr explicit plain_bytes(json_string_style style) {
         for (int c = 0x20; c < 0x7F; ++c) copy[c] = c != '"' && c != '\\';
         if (style == json_string_style::utf8) copy[0x7F] = true;
-        if (style == json_string_style::html_script) copy['<'] = copy['>'] = copy['&'] = false;
+        if (style == json_string_style::html_script)
+            for (const unsigned char c : {'<', '>', '&'}) copy[c] = false;
     }
 };
 inline constexpr plain_bytes plain_in[3] = {plain_bytes(json_string_style::ascii), plain_bytes(json_string_style::utf8),
