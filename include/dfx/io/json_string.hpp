@@ -39,7 +39,6 @@
 #pragma once
 
 #include <cstddef>
-#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -55,19 +54,15 @@ namespace json_string_detail {
 
 inline constexpr char hex_digits[] = "0123456789abcdef";
 
-// For each byte: may it be copied as it is? (A byte >= 0x80 is copied only as
-// part of valid UTF-8, in the utf8 style: the table says "look closer".)
-struct plain_bytes {
-    bool copy[256] = {};
-    constexpr explicit plain_bytes(json_string_style style) {
-        for (int c = 0x20; c < 0x7F; ++c) copy[c] = c != '"' && c != '\\';
-        if (style == json_string_style::utf8) copy[0x7F] = true;
-        if (style == json_string_style::html_script)
-            for (const unsigned char c : {'<', '>', '&'}) copy[c] = false;
-    }
-};
-inline constexpr plain_bytes plain_in[3] = {plain_bytes(json_string_style::ascii), plain_bytes(json_string_style::utf8),
-                                            plain_bytes(json_string_style::html_script)};
+// May byte c be copied as it is? (A byte >= 0x80 may, in the utf8 style,
+// as part of valid UTF-8: the caller looks closer.) A template, so each
+// style's test compiles to a few compares.
+template <json_string_style style>
+constexpr bool copied_as_is(unsigned char c) {
+    if (c < 0x20 || c == '"' || c == '\\') return false;
+    if (c < 0x7F) return style != json_string_style::html_script || (c != '<' && c != '>' && c != '&');
+    return c == 0x7F && style == json_string_style::utf8;
+}
 
 template <class Out>
 void append_u_escape(Out& out, unsigned code_unit) {
@@ -116,20 +111,20 @@ inline char32_t decode_utf8(std::string_view s, std::size_t i, int length) {
 
 }  // namespace json_string_detail
 
-// Appends `text` as a JSON string literal, quotes included.
-template <class Out>
-void append_json_string(Out& out, std::string_view text, json_string_style style) {
+namespace json_string_detail {
+
+template <json_string_style style, class Out>
+void append_json_string(Out& out, std::string_view text) {
     namespace d = json_string_detail;
-    const bool ascii = style != json_string_style::utf8;
-    const bool* const plain = d::plain_in[static_cast<int>(style)].copy;
+    constexpr bool ascii = style != json_string_style::utf8;
     out.push_back('"');
     std::size_t run = 0;  // start of the bytes not yet appended, copied as they are
-    for (std::size_t i = 0; i < text.size();) {
-        const auto c = static_cast<unsigned char>(text[i]);
-        if (plain[c]) {  // the common case: printable ASCII
-            ++i;
-            continue;
-        }
+    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+    const std::size_t size = text.size();
+    for (std::size_t i = 0;;) {
+        while (i < size && d::copied_as_is<style>(byte(i))) ++i;  // the common case: printable ASCII
+        if (i == size) break;
+        const unsigned char c = byte(i);
         if (c >= 0x80) {
             const int length = d::utf8_sequence(text, i);
             if (length > 0 && !ascii) {  // valid UTF-8 stays in the run
@@ -172,6 +167,19 @@ void append_json_string(Out& out, std::string_view text, json_string_style style
     }
     out.append(text.substr(run));
     out.push_back('"');
+}
+
+}  // namespace json_string_detail
+
+// Appends `text` as a JSON string literal, quotes included.
+template <class Out>
+void append_json_string(Out& out, std::string_view text, json_string_style style) {
+    using enum json_string_style;
+    switch (style) {
+        case ascii: return json_string_detail::append_json_string<ascii>(out, text);
+        case utf8: return json_string_detail::append_json_string<utf8>(out, text);
+        case html_script: return json_string_detail::append_json_string<html_script>(out, text);
+    }
 }
 
 // The JSON string literal of `text`, quotes included.
