@@ -109,10 +109,7 @@ inline char32_t decode_utf8(std::string_view s, std::size_t i, int length) {
     return cp;
 }
 
-}  // namespace json_string_detail
-
-namespace json_string_detail {
-
+// The escaper, for one style.
 template <json_string_style style, class Out>
 void append_json_string(Out& out, std::string_view text) {
     namespace d = json_string_detail;
