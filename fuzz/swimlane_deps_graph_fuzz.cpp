@@ -12,9 +12,10 @@ namespace sw = dfx::convert::swimlane;
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     static dfx::fuzz::input_file file("deps.json");
     const std::string& path = file.write(data, size);
-    for (const sw::deps_policy policy : {sw::deps_policy::optional, sw::deps_policy::required}) {
+    for (const sw::deps_policy policy : {sw::deps_policy::optional, sw::deps_policy::required})
+    for (const bool lenient : {false, true}) {
         dfx::fuzz::expect_input_error_only(path, [&] {
-            const sw::deps_graph g = sw::load_deps_graph(path, dfx::fuzz::dev_null(), policy);
+            const sw::deps_graph g = sw::load_deps_graph(path, dfx::fuzz::dev_null(), policy, lenient);
             // The index must agree with the edge list it was built from.
             for (const auto& e : g.edges) {
                 const auto [first, last] = g.succs(e.pred);

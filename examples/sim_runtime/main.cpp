@@ -33,6 +33,8 @@
 #include "dfx/config/cli_flags.hpp"
 #include "dfx/io/json_string.hpp"
 #include "dfx/io/temp_files.hpp"
+#include "dfx/schema/artefact_names.hpp"
+#include "dfx/schema/l3_layout.hpp"
 #include "report.hpp"
 #include "run.hpp"
 
@@ -124,18 +126,15 @@ int run_child(const std::vector<std::string>& args) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-// <base>/rank*/d[0-9]* from an earlier run: removed, so a dispatch directory
+// <base>/rank<r>/d<k> from an earlier run: removed, so a dispatch directory
 // never mixes two runs' artefacts. The rank directories themselves stay.
 void clear_stale_dispatch_dirs(const fs::path& base) {
     std::error_code ec;
     if (!fs::is_directory(base, ec)) return;
     for (const auto& rank : fs::directory_iterator(base, ec)) {
-        if (!rank.is_directory() || rank.path().filename().string().rfind("rank", 0) != 0) continue;
-        for (const auto& d : fs::directory_iterator(rank.path(), ec)) {
-            const std::string name = d.path().filename().string();
-            if (d.is_directory() && name.size() > 1 && name[0] == 'd' && std::isdigit(static_cast<unsigned char>(name[1])))
-                fs::remove_all(d.path(), ec);
-        }
+        if (!rank.is_directory() || !dfx::schema::is_rank_dir_name(rank.path().filename().string())) continue;
+        for (const auto& d : fs::directory_iterator(rank.path(), ec))
+            if (d.is_directory() && dfx::schema::is_dispatch_dir_name(d.path().filename().string())) fs::remove_all(d.path(), ec);
     }
 }
 
@@ -165,14 +164,15 @@ std::vector<dispatch_result> run_l3_pass(const sim::run_request& base_request, c
                 sim::run_request rq = base_request;
                 rq.seed = base_request.seed + seq;
                 rq.case_name.clear();  // L3: name_map.json, per dispatch
-                rq.prefix = base / ("rank" + std::to_string(d.rank)) / ("d" + std::to_string(d.index));
+                rq.prefix = base / dfx::schema::rank_dir_name(d.rank) / dfx::schema::dispatch_dir_name(d.index);
                 try {
                     if (dfx_on) {
                         // What ran here: func ids are per program, so names resolve through it.
                         // json.dumps({"program": name}) in the reference: default separators, ascii.
-                        const std::string marker =
-                            "{\"program\": " + dfx::io::json_string(rq.workload, dfx::io::json_string_style::ascii) + "}";
-                        dfx::write_artefact(rq.prefix / "dispatch_program.json", [&](std::FILE* f) {
+                        constexpr auto ascii = dfx::io::json_string_style::ascii;
+                        const std::string marker = "{" + dfx::io::json_string(dfx::schema::dispatch_program_key, ascii) +
+                                                   ": " + dfx::io::json_string(rq.workload, ascii) + "}";
+                        dfx::write_artefact(rq.prefix / dfx::schema::dispatch_program_file, [&](std::FILE* f) {
                             return std::fwrite(marker.data(), 1, marker.size(), f) == marker.size();
                         });
                     }
@@ -347,7 +347,7 @@ int main(int argc, char** argv) {
                 std::fprintf(stderr,
                              "dfx-sim: warning: dep_gen graph capture subprocess failed (exit %d); the swimlane will "
                              "render without dependency arrows / resolved kernel names (expected %s)\n",
-                             rc, (prefix / "deps.json").c_str());
+                             rc, (prefix / dfx::schema::deps_file).c_str());
             std::printf("[swimlane] run 2/2: measuring clean per-task timing (this run's numbers are the ones reported).\n");
             request.cfg.collectors.dep_gen = false;
         }
@@ -359,7 +359,8 @@ int main(int argc, char** argv) {
             // A two-pass run's deps.json came from the child: its hint only
             // when the user asked for dep_gen (the swimlane joins it anyway).
             std::error_code ec;
-            if (result.deps.empty() && user_dep_gen && fs::exists(prefix / "deps.json", ec)) result.deps = prefix / "deps.json";
+            if (result.deps.empty() && user_dep_gen && fs::exists(prefix / dfx::schema::deps_file, ec))
+                result.deps = prefix / dfx::schema::deps_file;
             sim::print_hints(stdout, result);
         }
         return result.ok() ? 0 : 1;

@@ -16,6 +16,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 TEST, DFX, ROOT = sys.argv[1], sys.argv[2], Path(sys.argv[3])
@@ -138,11 +139,14 @@ def test_name_map_and_sidecar():
     for line in ["  func_name_map: yes", "  tasks: 4", "TASK 99 kind=alloc func_id=none fanin=0 fanout=0"]:
         if line not in text.splitlines():
             fail(f"missing line {line!r}")
-    # --func-names overrides discovery; an unreadable map is a warning, not an error.
+    # --func-names overrides discovery; an unreadable map is an error, with --lenient
+    # a warning (the reference's reading).
     (d / "bad.json").write_text("{")
-    r = run(["deps", "deps.json", "-o", "o2.txt", "--func-names", "bad.json"], cwd=d)
+    expect_one_error_line(run(["deps", "deps.json", "-o", "o2.txt", "--func-names", "bad.json"], cwd=d), "bad.json",
+                          "bad name map")
+    r = run(["deps", "deps.json", "-o", "o2.txt", "--func-names", "bad.json", "--lenient"], cwd=d)
     if r.returncode != 0 or "Warning: couldn't read bad.json" not in r.stderr:
-        fail(f"bad name map: rc={r.returncode} {r.stderr!r}")
+        fail(f"bad name map, --lenient: rc={r.returncode} {r.stderr!r}")
     if "  func_name_map: no" not in (d / "o2.txt").read_text().splitlines():
         fail("an unreadable name map must leave names empty")
 
@@ -314,9 +318,10 @@ def test_deps_bad_input():
     r = run(["deps", "missing.json"], cwd=d)
     if r.returncode != 1 or r.stderr.strip() != "dfx deps: error: missing.json not found.":
         fail(f"missing input: {r.returncode} {r.stderr!r}")
-    # Entries the reference drops silently are dropped, with one warning.
+    # Entries the reference drops silently are errors; with --lenient dropped, with one warning.
     (d / "lenient.json").write_text(json.dumps({"edges": [{"pred": "x", "succ": "1"}, 7, {"pred": 1, "succ": "2"}]}))
-    r = run(["deps", "lenient.json", "-o", "o.txt"], cwd=d)
+    expect_one_error_line(run(["deps", "lenient.json", "-o", "o.txt"], cwd=d), "lenient.json", "unusable edges")
+    r = run(["deps", "lenient.json", "-o", "o.txt", "--lenient"], cwd=d)
     if r.returncode != 0 or "  unique_task_edges: 1" not in (d / "o.txt").read_text():
         fail(f"lenient input: {r.returncode} {r.stderr!r}")
 
@@ -674,6 +679,145 @@ def test_directory_inputs():
             fail(f"{args}: exit {r.returncode} {r.stderr!r}")
         if made and not (d / made).exists():
             fail(f"{args}: no {made}")
+
+
+# ---------------------------------------------------------------- input checked, not trusted
+
+
+def cp_run_dir(root, records=None, deps=None, names=None):
+    """A critical-path run directory (the hand-computed case of test_critical_path), parts replaceable."""
+    d = root / "run"
+    d.mkdir(exist_ok=True)
+    (d / "chip_swimlane_records.json").write_text(records if records is not None else json.dumps({
+        "chip_swimlane_level": 2, "metadata": {"clock_freq_hz": 1000000, "num_cores": 2, "core_types": ["aic", "aiv"]},
+        "aicore_tasks": [[0, 1, 1, 100, 110, 1], [1, 2, 1, 112, 120, 1], [0, 3, 2, 120, 130, 1]],
+        "aicpu_tasks": []}))
+    (d / "deps.json").write_text(deps if deps is not None else json.dumps({"tasks": [
+        {"task_id": "1", "kernel_ids": [0, -1, -1]}, {"task_id": "2", "kernel_ids": [-1, 1, -1]},
+        {"task_id": "3", "kernel_ids": [2, -1, -1]}], "tensors": [],
+        "edges": [{"pred": "1", "succ": "2"}, {"pred": "2", "succ": "3"}]}))
+    (d / "name_map_x.json").write_text(names if names is not None else
+                                       json.dumps({"callable_id_to_name": {"0": "load", "1": "mid", "2": "store"}}))
+    return d
+
+
+def expect_error_with(r, file_hint, fragments, what):
+    expect_one_error_line(r, file_hint, what)
+    line = r.stderr.strip()
+    for f in fragments:
+        if f not in line:
+            fail(f"{what}: error line lacks {f!r}: {line!r}")
+    if r.returncode != 1:
+        fail(f"{what}: exit {r.returncode}, expected 1")
+
+
+def test_input_checks():
+    """Issue 18 item 5: ids, cycle counts, edges, required members and repeated keys are checked."""
+    d = spec_example_dir()
+    edges_ok = [{"pred": "1", "succ": "2"}]
+    # deps.json: an id that is fractional, boolean, negative or beyond 64 bits is one error line
+    # naming the file, the byte, the member and what was expected (the reference makes a phantom task).
+    for label, pred, frag in [("fractional id", 1.5, "a non-integer number"), ("boolean id", True, "a boolean"),
+                              ("negative id", -1, "a negative integer"),
+                              ("id below INT64_MIN", -(2**63) - 1, "a negative integer"),
+                              ("id beyond 2^64", 2**64, "out of range"), ("id text", "12x", "not decimal digits")]:
+        doc = {"tasks": [{"task_id": "1"}, {"task_id": "2"}], "edges": [{"pred": "1", "succ": "2"}, {"pred": pred, "succ": "2"}]}
+        text = json.dumps(doc)
+        (d / "bad.json").write_text(text)
+        at = text.index('{"pred": ' + json.dumps(pred))
+        expect_error_with(run(["deps", "bad.json", "-o", "o.txt"], cwd=d), "bad.json",
+                          [f"at byte {at}", "edges[1].pred", "expected a task id", frag], label)
+    for label, text, frag in [
+            ("edges a string", '{"edges": "str"}', "edges: expected an array, found a string"),
+            ("edges an object", '{"edges": {}}', "edges: expected an array, found an object"),
+            ("edges missing", '{"tasks": []}', 'missing required member "edges"'),
+            ("edge without succ", '{"edges": [{"pred": "1"}]}', 'edges[0]: missing required member "succ"'),
+            ("edge not an object", '{"edges": [7]}', "edges[0]: expected an object"),
+            ("task without id", '{"tasks": [{"block_num": 1}], "edges": []}', 'tasks[0]: missing required member "task_id"'),
+            ("duplicate edges", '{"edges": [], "edges": [{"pred": "1", "succ": "2"}]}', 'at byte 14: duplicate top-level key "edges"')]:
+        (d / "bad.json").write_text(text)
+        expect_error_with(run(["deps", "bad.json", "-o", "o.txt"], cwd=d), "bad.json", [frag], label)
+    # --lenient: the reference viewer's reading (drops, with one warning).
+    (d / "bad.json").write_text(json.dumps({"edges": [{"pred": 1.5, "succ": "2"}, 7] + edges_ok}))
+    r = run(["deps", "bad.json", "-o", "o.txt", "--lenient"], cwd=d)
+    if r.returncode != 0 or "  unique_task_edges: 1" not in (d / "o.txt").read_text() or "ignored 1 edge entry" not in r.stderr:
+        fail(f"--lenient: {r.returncode} {r.stderr!r} {(d / 'o.txt').read_text()!r}")
+
+    # A corrupt sidecar beside deps.json (records, name map): an error, a warning with --lenient.
+    side = workdir() / "side"
+    side.mkdir()
+    (side / "deps.json").write_text(json.dumps({"tasks": [{"task_id": "1", "kernel_ids": [0, -1, -1]}], "edges": []}))
+    (side / "chip_swimlane_records.json").write_text('{"chip_swimlane_level": 1, "chip_swimlane_level": 1}')
+    expect_error_with(run(["deps", "deps.json", "-o", "o.txt"], cwd=side), "chip_swimlane_records.json",
+                      ['duplicate top-level key "chip_swimlane_level"'], "corrupt records sidecar")
+    r = run(["deps", "deps.json", "-o", "o.txt", "--lenient"], cwd=side)
+    if r.returncode != 0 or "Warning: couldn't read" not in r.stderr:
+        fail(f"corrupt records sidecar with --lenient: {r.returncode} {r.stderr!r}")
+    (side / "chip_swimlane_records.json").unlink()
+    (side / "name_map_x.json").write_text('{"callable_id_to_name": {"0": 5}}')
+    expect_error_with(run(["deps", "deps.json", "-o", "o.txt"], cwd=side), "name_map_x.json",
+                      ["expected a string"], "name map with a number as name")
+    r = run(["deps", "deps.json", "-o", "o.txt", "--lenient"], cwd=side)
+    if r.returncode != 0 or "Warning: couldn't read" in r.stderr:
+        fail(f"name map with a number, --lenient (the reference's str()): {r.returncode} {r.stderr!r}")
+
+    # critical-path reads the records as swimlane does: fractional or negative cycle counts and
+    # invalid UTF-8 are errors (it used to take int(1.5) and -5 at face value).
+    good = json.loads(cp_run_dir(workdir()).joinpath("chip_swimlane_records.json").read_text())
+    for label, mutate, frags in [
+            ("fractional cycles", lambda t: t.replace("112, 120", "112.5, 120"), ["aicore_tasks[1][3]", "non-integer"]),
+            ("negative cycles", lambda t: t.replace("112, 120", "-5, 120"), ["aicore_tasks[1][3]", "non-negative", "-5"]),
+            ("invalid UTF-8", lambda t: t, ["UTF-8"])]:
+        root = workdir()
+        text = mutate(json.dumps(good))
+        d2 = cp_run_dir(root, records=text)
+        if label == "invalid UTF-8":
+            (d2 / "chip_swimlane_records.json").write_bytes(json.dumps(good).encode().replace(b'"aic"', b'"a\xffc"'))
+        expect_error_with(run(["critical-path", str(root)], cwd=root), "chip_swimlane_records.json", frags, label)
+    root = workdir()
+    cp_run_dir(root, names='{"callable_id_to_name": {"0": "a", "0": "b"}}')
+    expect_error_with(run(["critical-path", str(root)], cwd=root), "name_map_x.json", ["duplicate key"], "name map dupes")
+    if run(["critical-path", str(root), "--lenient"], cwd=root).returncode != 0:
+        fail("critical-path --lenient with a repeated name-map key")
+
+    # args dump: a truncated args.bin is an error before anything is listed or exported.
+    dd = workdir(HERE / "dump_example")
+    binf = dd / "args_dump" / "args.bin"
+    whole = binf.read_bytes()
+    binf.write_bytes(whole[: len(whole) - 10])
+    for args in (["dump", "args_dump"], ["dump", "args_dump", "-e"]):
+        expect_error_with(run(args, cwd=dd), "args.bin", ["truncated", "need more"], " ".join(args) + " on a cut args.bin")
+    if (dd / "args_dump" / "txt").exists() and any((dd / "args_dump" / "txt").iterdir()):
+        fail("an export from a cut args.bin wrote files")
+    binf.unlink()
+    os.mkfifo(binf)
+    start = time.monotonic()
+    expect_error_with(run(["dump", "args_dump", "-e"], cwd=dd), "args.bin", ["not a regular file"], "args.bin a FIFO")
+    if time.monotonic() - start > 5:
+        fail("args.bin as a FIFO took more than 5 s")
+
+    # scope_stats.jsonl: empty, header only, and header count != rows are errors.
+    sd = workdir() / "ss"
+    sd.mkdir()
+    meta = {"version": 6, "fatal": False, "dropped": 0, "total": 2, "task_window_max": [16, 16, 16, 16],
+            "heap_max": [1024, 1024, 1024, 1024], "dep_pool_max": [16, 16, 16, 16], "tensormap_max": 64}
+    rec = {"site": "s", "phase": "begin", "depth": 0, "ring": 0, "task_window_start": 1, "heap_start": 0,
+           "dep_pool_start": 0, "tensormap": 0}
+    end = dict(rec, phase="end", task_window_end=2, heap_end=0, dep_pool_end=0)
+    lines = [json.dumps(meta), json.dumps(rec), json.dumps(end)]
+    f = sd / "scope_stats.jsonl"
+    f.write_text("\n".join(lines) + "\n")
+    r = run(["scope-stats", str(f), "-o", str(sd / "r.html")], cwd=sd)
+    if r.returncode != 0:
+        fail(f"valid scope stats: {r.stderr}")
+    for label, text, frag in [("empty", "", "file is empty"), ("header only", lines[0] + "\n", "no scope records"),
+                              ("a row missing", "\n".join(lines[:2]) + "\n", "says total 2"),
+                              ("negative level", "\n".join([lines[0], lines[1].replace('"heap_start": 0', '"heap_start": -5'), lines[2]]),
+                               "expected a non-negative integer"),
+                              ("repeated key", "\n".join([lines[0].replace('"fatal": false', '"fatal": false, "fatal": true')] + lines[1:]),
+                               'duplicate key "fatal"')]:
+        f.write_text(text)
+        expect_error_with(run(["scope-stats", str(f), "-o", str(sd / "r.html")], cwd=sd), "scope_stats.jsonl", [frag], label)
 
 
 TESTS = {name[5:]: fn for name, fn in globals().items() if name.startswith("test_")}

@@ -418,8 +418,10 @@ TEST_CASE("read_deps reads the same on one thread as pipelined") {
         text += (i > 1 ? ", " : "") + fmt::format(R"({{"pred": {}, "succ": "{}", "source": "{}"}})", i / 2, i, i % 2 ? "creator" : "tensormap");
     text += R"(, 7, {"pred": "x", "succ": 1}]})";
     const std::string path = write_temp(text);
-    const deps::deps_document piped = deps::read_deps(path, {}, deps::reader_threads::pipelined);
-    const deps::deps_document alone = deps::read_deps(path, {}, deps::reader_threads::one_thread);
+    deps::deps_load_options lenient;  // the two unusable edges are dropped (and counted), as the reference does
+    lenient.lenient = true;
+    const deps::deps_document piped = deps::read_deps(path, lenient, deps::reader_threads::pipelined);
+    const deps::deps_document alone = deps::read_deps(path, lenient, deps::reader_threads::one_thread);
     REQUIRE(piped.edges.size() == 2999);
     REQUIRE(alone.edges.size() == piped.edges.size());
     for (std::size_t i = 0; i < piped.edges.size(); ++i) {
@@ -436,6 +438,10 @@ TEST_CASE("read_deps reads the same on one thread as pipelined") {
     }
     CHECK(piped.dropped_edges == 2);
     CHECK(alone.dropped_edges == 2);
+    // Checked (the default), the first of them is an error at its byte, on either path.
+    const std::string at = fmt::format("at byte {}: edges[2999]: expected an object", text.find(", 7, {") + 2);
+    CHECK_THROWS_WITH_AS(deps::read_deps(path, {}, deps::reader_threads::pipelined), doctest::Contains(at.c_str()), input_error);
+    CHECK_THROWS_WITH_AS(deps::read_deps(path, {}, deps::reader_threads::one_thread), doctest::Contains(at.c_str()), input_error);
 }
 
 TEST_CASE("the deps text is the same bytes whatever the chunk size") {
@@ -561,7 +567,7 @@ TEST_CASE("the sidecar reads a row the same whether it takes the integer path or
         "metadata": {"clock_freq_hz": 50000000, "core_types": ["aic", "aiv"]},
         "aicore_tasks": [[0, 10, 1, 0, 1, 0], [1, "11", 2, 0, 1, 0], [0, 12.0, 3, 0, 1], [1, -13, 4, 0, 1, 0, "x"]],
         "aicpu_tasks": [[0, 1, 0, 0], [1, 2, 0, 0], [0, 3, 0, 0], [1, 4, 0, 0], [1, 5, 0, 0]]})");
-    const deps::sidecar_tasks tasks = deps::read_perf_sidecar(path);
+    const deps::sidecar_tasks tasks = deps::read_perf_sidecar(path, /*lenient=*/true);
     REQUIRE(tasks.size() == 4);
     CHECK((tasks[0].first == 10 && tasks[0].second.core_type == "aic"));
     CHECK((tasks[1].first == 11 && tasks[1].second.core_type == "aiv"));
@@ -571,8 +577,11 @@ TEST_CASE("the sidecar reads a row the same whether it takes the integer path or
     for (const char* row : {"[0, 10]", R"([0, "10"])"}) {
         const std::string bad = write_temp(std::string(R"({"chip_swimlane_level": 1, "metadata": {"clock_freq_hz": 1},
             "aicore_tasks": [)") + row + "]}");
-        CHECK_THROWS_WITH_AS(deps::read_perf_sidecar(bad), doctest::Contains("aicore_tasks[0]: expected [core_id"), input_error);
+        CHECK_THROWS_WITH_AS(deps::read_perf_sidecar(bad, true), doctest::Contains("aicore_tasks[0]: expected [core_id"), input_error);
+        CHECK_THROWS_WITH_AS(deps::read_perf_sidecar(bad), doctest::Contains("aicore_tasks[0]"), input_error);
     }
+    // Checked (the default), the records are read as swimlane reads them: a string id is an error.
+    CHECK_THROWS_WITH_AS(deps::read_perf_sidecar(path), doctest::Contains("aicore_tasks[1][1]: expected an integer"), input_error);
 }
 
 namespace {

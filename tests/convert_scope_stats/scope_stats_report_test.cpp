@@ -110,7 +110,20 @@ TEST_CASE("bad input: one error naming the file and line") {
               .find(":2: \"ring\": ring in [0, 3] expected") != std::string::npos);
     CHECK(error_of("{\"version\": 6, \"heap_max\": [1, 2, 3, 4, 5]}\n").find("more than 4 entries") != std::string::npos);
     CHECK(error_of("{\"version\": 6}\n{\"site\": \"a:1\", \"phase\": \"end\", \"ring\": 0, \"heap_start\": \"x\"}\n")
-              .find("\"heap_start\": expected a number") != std::string::npos);
+              .find("\"heap_start\": expected a non-negative integer") != std::string::npos);
+    // Checked, not trusted: a negative or fractional level, a repeated key, and a file whose
+    // rows do not add up to its metadata's total (issue 18).
+    CHECK(error_of("{\"version\": 6}\n{\"site\": \"a:1\", \"phase\": \"end\", \"ring\": 0, \"heap_start\": -5}\n")
+              .find(":2: \"heap_start\": expected a non-negative integer") != std::string::npos);
+    CHECK(error_of("{\"version\": 6}\n{\"site\": \"a:1\", \"phase\": \"end\", \"ring\": 0, \"heap_start\": 1.5}\n")
+              .find("expected a non-negative integer") != std::string::npos);
+    CHECK(error_of("{\"version\": 6}\n{\"site\": \"a:1\", \"site\": \"b:2\", \"phase\": \"end\", \"ring\": 0}\n")
+              .find(":2: duplicate key \"site\"") != std::string::npos);
+    CHECK(error_of("").find("file is empty") != std::string::npos);
+    CHECK(error_of("{\"version\": 6, \"total\": 0}\n").find("no scope records") != std::string::npos);
+    std::string short_file = spec_example;
+    short_file.erase(short_file.rfind('{'));  // the last record gone: 5 rows, total 6
+    CHECK(error_of(short_file).find("says total 6 records (0 dropped), but the file has 5") != std::string::npos);
     CHECK_THROWS_WITH_AS(dfx::convert::read_scope_stats("/nonexistent/scope_stats.jsonl"),
                          "/nonexistent/scope_stats.jsonl: cannot open: No such file or directory", dfx::convert::input_error);
 }

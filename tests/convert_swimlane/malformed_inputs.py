@@ -84,6 +84,30 @@ CASES = [
     ("bad escape", '{"chip_swimlane_level": 4, "x": "\\q"}', "invalid escape"),
     ("ambiguous orchestrator", with_change(lambda d: d["metadata"].update(orchestrator_source="host")),
      "both AICPU and host orchestrator phases"),
+    # Checked, not trusted (issue 18): the reference took -5 at face value (an 828 us slice).
+    ("negative phase start", with_change(lambda d: d["aicpu_scheduler_phases"][0][0].update(start_cycles=-5)),
+     "aicpu_scheduler_phases[0][0].start_cycles: expected a non-negative integer cycle count, found -5"),
+    ("negative aicore end", with_change(lambda d: d["aicore_tasks"][0].__setitem__(4, -1)),
+     "aicore_tasks[0][4]: expected a non-negative integer cycle count, found -1"),
+    ("negative orchestrator end", with_change(lambda d: d["aicpu_orchestrator_phases"][0][0].update(end_cycles=-2)),
+     "aicpu_orchestrator_phases[0][0].end_cycles: expected a non-negative"),
+    ("negative phase task id", with_change(lambda d: d["aicpu_scheduler_phases"][0][0].update(task_id=-3)),
+     "expected a non-negative integer task id, found -3"),
+    ("repeated top-level key", text_of_valid().replace('"chip_swimlane_level": 4', '"chip_swimlane_level": 4, "chip_swimlane_level": 2', 1),
+     'duplicate top-level key "chip_swimlane_level" (at byte 30)'),
+]
+
+# deps.json beside valid records: a corrupt sidecar is an error (exit 1, naming deps.json)
+# unless --lenient, which keeps the reference's warn-and-continue.
+DEPS_CASES = [
+    ("fractional pred", {"edges": [{"pred": 1.5, "succ": "4294967297"}]}, "edges[0].pred: expected a task id"),
+    ("boolean succ", {"edges": [{"pred": "4294967296", "succ": True}]}, "edges[0].succ: expected a task id"),
+    ("negative pred", {"edges": [{"pred": -1, "succ": "4294967297"}]}, "found a negative integer"),
+    ("pred below INT64_MIN", {"edges": [{"pred": -(2**63) - 1, "succ": "4294967297"}]}, "found a negative integer"),
+    ("edges a string", {"edges": "str"}, "edges: expected an array, found a string"),
+    ("edges an object", {"edges": {}}, "edges: expected an array, found an object"),
+    ("edges missing", {"tasks": []}, 'missing required member "edges"'),
+    ("edge without pred", {"edges": [{"succ": "4294967297"}]}, 'edges[0]: missing required member "pred"'),
 ]
 
 
@@ -157,13 +181,34 @@ def main(argv):
         os.symlink(os.path.join(tmp, "gone.json"), os.path.join(tmp, "dangling.json"))
         check(dfx, tmp, "dangling symlink", ["swimlane", "dangling.json"], "not found", "dangling.json", failures)
 
-        # For the converter a broken deps.json is only a warning: it still converts.
-        run = subprocess.run([dfx, "swimlane", "records.json", "--deps-json", "bad_deps.json", "-o", "ok.json"],
+        # A broken deps.json is an error; with --lenient a warning, as in the reference: it still converts.
+        check(dfx, tmp, "truncated deps.json (swimlane)", ["swimlane", "records.json", "--deps-json", "bad_deps.json"],
+              "truncated", "bad_deps.json", failures)
+        run = subprocess.run([dfx, "swimlane", "records.json", "--deps-json", "bad_deps.json", "-o", "ok.json", "--lenient"],
                              cwd=tmp, capture_output=True, text=True, timeout=60, check=False)
         if run.returncode != 0 or "Warning: failed to read bad_deps.json" not in run.stderr:
-            failures.append(f"broken deps.json should warn and convert: rc={run.returncode} {run.stderr!r}")
+            failures.append(f"broken deps.json with --lenient should warn and convert: rc={run.returncode} {run.stderr!r}")
         else:
-            print("ok   broken deps.json: warning, conversion done")
+            print("ok   broken deps.json, --lenient: warning, conversion done")
+        for name, doc, fragment in DEPS_CASES:
+            with open(os.path.join(tmp, "bad_deps.json"), "w", encoding="utf-8") as f:
+                json.dump(doc, f)
+            check(dfx, tmp, f"deps.json: {name}", ["swimlane", "records.json", "--deps-json", "bad_deps.json"],
+                  fragment, "bad_deps.json", failures)
+            check(dfx, tmp, f"deps.json: {name} (sched-overhead)",
+                  ["sched-overhead", "--chip-swimlane-records-json", "records.json", "--deps-json", "bad_deps.json"],
+                  fragment, "bad_deps.json", failures)
+            run = subprocess.run([dfx, "swimlane", "records.json", "--deps-json", "bad_deps.json", "-o", "ok.json",
+                                  "--lenient"], cwd=tmp, capture_output=True, text=True, timeout=60, check=False)
+            if run.returncode != 0:
+                failures.append(f"deps.json: {name} with --lenient should convert: rc={run.returncode} {run.stderr!r}")
+        # --lenient keeps the reference's reading of a negative time (absent).
+        with open(records, "w", encoding="utf-8") as f:
+            f.write(with_change(lambda d: d["aicpu_scheduler_phases"][0][0].update(start_cycles=-5)))
+        run = subprocess.run([dfx, "swimlane", "records.json", "-o", "ok.json", "--lenient"],
+                             cwd=tmp, capture_output=True, text=True, timeout=60, check=False)
+        if run.returncode != 0:
+            failures.append(f"negative start with --lenient should convert: rc={run.returncode} {run.stderr!r}")
 
         # Counters near 2^63 in several records and threads: the sums are exact
         # (Python's are), with no overflow and nothing on stderr (UBSan reports there).
@@ -187,7 +232,7 @@ def main(argv):
 
     for f in failures:
         print("FAIL " + f)
-    print(f"{len(CASES) * 2 + 14 - len(failures)} passed, {len(failures)} failed")
+    print(f"{len(CASES) * 2 + 17 + len(DEPS_CASES) * 3 - len(failures)} passed, {len(failures)} failed")
     return 1 if failures else 0
 
 

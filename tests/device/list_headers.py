@@ -6,7 +6,8 @@ new header under include/dfx/ gets its own stand-alone compile test without
 editing any meson.build. Output: one "<kind> <path relative to include/>"
 line per header, sorted, kind being "device" or "host".
 
-Device-side: everything under include/dfx/{policy,record,transport,collect}/
+Device-side: everything under include/dfx/{policy,record,transport,collect,schema}/
+(schema/ because record/ includes it)
 and a top-level include/dfx/<dir>.hpp umbrella for one of those directories.
 Everything else (include/dfx/config/, config.hpp, dfx.hpp, any directory not
 listed above) is host-side, so every header is compiled at least once.
@@ -20,7 +21,7 @@ import argparse
 import sys
 from pathlib import Path
 
-DEVICE_DIRS = ("policy", "record", "transport", "collect")
+DEVICE_DIRS = ("policy", "record", "transport", "collect", "schema")
 HEADER_SUFFIXES = (".hpp", ".h", ".hh", ".hxx")
 
 

@@ -2,8 +2,9 @@
 """A runtime's hot-path translation unit reaches only device-side dfx headers.
 
 Lists the headers bench/compile_time/runtime/runtime.cpp includes (the compiler's -M
-output) and fails if any dfx header outside policy/, record/, transport/, collect/ is
-among them: the session, the writers and the converters stay in the one host TU.
+output) and fails if any dfx header outside policy/, record/, transport/, collect/
+(and schema/, the standard-library-only names record/ includes) is among
+them: the session, the writers and the converters stay in the one host TU.
 
 Usage: hot_path_headers.py SOURCE_ROOT CXX [CXX ARGS...]
 """
@@ -12,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-DEVICE = ("policy", "record", "transport", "collect")
+DEVICE = ("policy", "record", "transport", "collect", "schema")
 
 
 def main(argv):

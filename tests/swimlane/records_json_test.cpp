@@ -10,6 +10,7 @@
 #include <simdjson.h>
 
 #include "dfx/output/chip_swimlane_json.hpp"
+#include "dfx/schema/phase_kinds.hpp"
 
 namespace {
 
@@ -42,10 +43,7 @@ dfx::queue_depths depths(simdjson::dom::array a) {
 }
 
 dfx::sched_phase_kind kind_of(std::string_view name) {
-    for (int k = 0; k <= 32; ++k) {
-        const auto kind = static_cast<dfx::sched_phase_kind>(k);
-        if (dfx::sched_phase_name(kind) == name) return kind;
-    }
+    if (const auto kind = dfx::schema::phase_kind_from_name(name)) return *kind;
     FAIL("unknown phase kind " << name);
     return dfx::sched_phase_kind::complete;
 }

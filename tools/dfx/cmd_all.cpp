@@ -40,6 +40,10 @@
 
 #include "commands.hpp"
 #include "dfx/convert/common/input_error.hpp"
+#include "dfx/schema/artefact_names.hpp"
+#include "dfx/schema/converter_outputs.hpp"
+#include "dfx/schema/l3_layout.hpp"
+#include "dfx/schema/records_fields.hpp"
 
 extern char** environ;
 
@@ -65,9 +69,9 @@ struct job {
 std::optional<std::string> dispatch_program(const fs::path& dir) {
     simdjson::dom::parser parser;
     simdjson::dom::element doc;
-    if (parser.load((dir / "dispatch_program.json").string()).get(doc)) return std::nullopt;
+    if (parser.load((dir / dfx::schema::dispatch_program_file).string()).get(doc)) return std::nullopt;
     std::string_view program;
-    if (doc["program"].get(program) || program.empty()) return std::nullopt;
+    if (doc[dfx::schema::dispatch_program_key].get(program) || program.empty()) return std::nullopt;
     return std::string(program);
 }
 
@@ -78,34 +82,31 @@ std::optional<int> records_level(const fs::path& records) {
     std::string head(64 * 1024, '\0');
     in.read(head.data(), static_cast<std::streamsize>(head.size()));
     head.resize(static_cast<std::size_t>(in.gcount()));
-    const std::size_t key = head.find("\"chip_swimlane_level\"");
+    const std::string quoted = "\"" + std::string(dfx::schema::records_level_member) + "\"";
+    const std::size_t key = head.find(quoted);
     if (key == std::string::npos) return std::nullopt;
-    std::size_t i = head.find_first_not_of(" \t\r\n", key + 21);
+    std::size_t i = head.find_first_not_of(" \t\r\n", key + quoted.size());
     if (i == std::string::npos || head[i] != ':') return std::nullopt;
     i = head.find_first_not_of(" \t\r\n", i + 1);
     if (i == std::string::npos || !std::isdigit(static_cast<unsigned char>(head[i]))) return std::nullopt;
     return head[i] - '0';
 }
 
-bool is_dispatch_dir(const fs::path& p) {
-    const std::string name = p.filename().string();
-    return name.size() > 1 && name[0] == 'd' && std::all_of(name.begin() + 1, name.end(), ::isdigit);
-}
-
-// The directories to convert: the tree itself and every rank*/d[0-9]* below it.
+// The directories to convert: the tree itself and every rank<r>/d<k> below it
+// (digits only, schema/l3_layout.hpp), dispatches in numeric order.
 std::vector<fs::path> units_of(const fs::path& root) {
     std::vector<fs::path> units{root};
     std::error_code ec;
     std::vector<fs::path> ranks;
     for (const auto& e : fs::directory_iterator(root, ec))
-        if (e.is_directory() && e.path().filename().string().rfind("rank", 0) == 0) ranks.push_back(e.path());
+        if (e.is_directory() && dfx::schema::is_rank_dir_name(e.path().filename().string())) ranks.push_back(e.path());
     std::sort(ranks.begin(), ranks.end());
     for (const auto& rank : ranks) {
         std::vector<fs::path> dispatches;
         for (const auto& e : fs::directory_iterator(rank, ec))
-            if (e.is_directory() && is_dispatch_dir(e.path())) dispatches.push_back(e.path());
+            if (e.is_directory() && dfx::schema::is_dispatch_dir_name(e.path().filename().string())) dispatches.push_back(e.path());
         std::sort(dispatches.begin(), dispatches.end(), [](const fs::path& a, const fs::path& b) {
-            return std::stoul(a.filename().string().substr(1)) < std::stoul(b.filename().string().substr(1));
+            return dfx::schema::dispatch_index(a.filename().string()) < dfx::schema::dispatch_index(b.filename().string());
         });
         units.insert(units.end(), dispatches.begin(), dispatches.end());
     }
@@ -115,7 +116,7 @@ std::vector<fs::path> units_of(const fs::path& root) {
 // An empty name map: what an L3 dispatch with no resolvable program is
 // converted with, so no sibling map can be picked up in its place.
 fs::path anonymous_name_map(const fs::path& scratch) {
-    const fs::path p = scratch / "anonymous_name_map.json";
+    const fs::path p = scratch / dfx::schema::anonymous_name_map_file;
     std::ofstream(p) << "{\"level\": 2, \"orchestrator_name\": null, \"callable_id_to_name\": {}}\n";
     return p;
 }
@@ -123,47 +124,48 @@ fs::path anonymous_name_map(const fs::path& scratch) {
 std::vector<job> jobs_for(const fs::path& unit, bool l3_dispatch, const fs::path& scratch) {
     std::vector<job> jobs;
     const std::string where = unit.string();
-    const fs::path records = unit / "chip_swimlane_records.json";
+    const fs::path records = unit / dfx::schema::records_file;
     if (fs::exists(records)) {
-        job j("swimlane " + where, {"swimlane", records.string(), "-o", (unit / "merged_swimlane.json").string()});
+        job j("swimlane " + where, {"swimlane", records.string(), "-o", (unit / dfx::schema::merged_trace_file).string()});
         if (l3_dispatch) {
             const auto program = dispatch_program(unit);
-            if (program && fs::exists(unit / "name_map.json"))
-                j.args.insert(j.args.end(), {"--func-names", (unit / "name_map.json").string()});
+            if (program && fs::exists(unit / dfx::schema::name_map_file))
+                j.args.insert(j.args.end(), {"--func-names", (unit / dfx::schema::name_map_file).string()});
             else  // unresolved program: anonymous labels, never a guess
                 j.args.insert(j.args.end(), {"--func-names", anonymous_name_map(scratch).string()});
         }
         jobs.push_back(j);
         job& sched = jobs.emplace_back("sched-overhead " + where, std::vector<std::string>{"sched-overhead", records.string()},
-                                       unit / "sched_overhead.txt");
+                                       unit / dfx::schema::sched_overhead_report_file);
         const auto level = records_level(records);
-        if (!fs::exists(unit / "deps.json"))
+        if (!fs::exists(unit / dfx::schema::deps_file))
             sched.skipped = "no deps.json (capture one with dep_gen on: dfx-sim --enable-dep-gen)";
         else if (level && *level < 3)
             sched.skipped = "chip_swimlane_level " + std::to_string(*level) +
                             " (the scheduler phases it reads are recorded from level 3: --enable-chip-swimlane=3)";
     }
-    if (fs::exists(unit / "deps.json")) jobs.emplace_back("deps " + where, std::vector<std::string>{"deps", (unit / "deps.json").string()});
-    if (fs::exists(unit / "scope_stats" / "scope_stats.jsonl"))
+    if (fs::exists(unit / dfx::schema::deps_file))
+        jobs.emplace_back("deps " + where, std::vector<std::string>{"deps", (unit / dfx::schema::deps_file).string()});
+    if (fs::exists(unit / dfx::schema::scope_stats_path))
         jobs.emplace_back("scope-stats " + where,
-                          std::vector<std::string>{"scope-stats", (unit / "scope_stats" / "scope_stats.jsonl").string()});
-    if (fs::exists(unit / "args_dump" / "args_dump.json"))
-        jobs.emplace_back("dump " + where, std::vector<std::string>{"dump", (unit / "args_dump").string()},
-                          unit / "args_dump" / "dump_list.txt");
-    if (fs::exists(unit / "pmu.csv"))
-        jobs.emplace_back("pmu " + where, std::vector<std::string>{"pmu", (unit / "pmu.csv").string(), "-o",
-                                                                   (unit / "pmu_summary.txt").string()});
+                          std::vector<std::string>{"scope-stats", (unit / dfx::schema::scope_stats_path).string()});
+    if (fs::exists(unit / dfx::schema::args_dump_manifest_path))
+        jobs.emplace_back("dump " + where, std::vector<std::string>{"dump", (unit / dfx::schema::args_dump_dir).string()},
+                          unit / dfx::schema::args_dump_dir / dfx::schema::dump_list_file);
+    if (fs::exists(unit / dfx::schema::pmu_csv_file))
+        jobs.emplace_back("pmu " + where, std::vector<std::string>{"pmu", (unit / dfx::schema::pmu_csv_file).string(), "-o",
+                                                                   (unit / dfx::schema::pmu_summary_file).string()});
     return jobs;
 }
 
 // critical-path over the whole tree, or why it does not apply.
 job critical_path_job(const fs::path& root, const std::vector<fs::path>& units) {
-    job j("critical-path " + root.string(), {"critical-path", root.string()}, root / "critical_path.txt");
+    job j("critical-path " + root.string(), {"critical-path", root.string()}, root / dfx::schema::critical_path_report_file);
     const bool applies = std::any_of(units.begin(), units.end(), [](const fs::path& u) {
         std::error_code ec;
-        if (!fs::exists(u / "chip_swimlane_records.json", ec) || !fs::exists(u / "deps.json", ec)) return false;
+        if (!fs::exists(u / dfx::schema::records_file, ec) || !fs::exists(u / dfx::schema::deps_file, ec)) return false;
         for (const auto& e : fs::directory_iterator(u, ec))
-            if (e.path().filename().string().rfind("name_map", 0) == 0 && e.path().extension() == ".json") return true;
+            if (dfx::schema::is_name_map_file_name(e.path().filename().string())) return true;
         return false;
     });
     if (!applies) j.skipped = "needs chip_swimlane_records.json, deps.json and a name_map*.json in one directory";

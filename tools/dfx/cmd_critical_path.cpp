@@ -19,6 +19,8 @@
 #include "progress.hpp"
 #include "dfx/convert/common/json_writer.hpp"
 #include "dfx/convert/deps/critical_path.hpp"
+#include "dfx/schema/artefact_names.hpp"
+#include "dfx/schema/converter_outputs.hpp"
 
 namespace dfx::cli {
 
@@ -28,23 +30,27 @@ namespace fs = std::filesystem;
 namespace deps = dfx::convert::deps;
 
 struct cp_args {
-    std::string build_dir, report = "critical_path_report.md";
+    std::string build_dir, report = std::string(dfx::schema::critical_path_markdown_file);
     long long top = 25, tol = 2;
     bool to_stdout = false;
+    bool lenient = false;
 };
 
-const char* const record_names[] = {"chip_swimlane_records.json", "l2_perf_records.json"};
+constexpr std::string_view record_names[] = {dfx::schema::records_file, dfx::schema::legacy_records_file};
 
 // Newest <prefix>*.json regular file in `d`, by (mtime, name).
-std::optional<fs::path> newest(const fs::path& d, const std::string& prefix) {
+std::optional<fs::path> newest(const fs::path& d, std::string_view prefix) {
     std::optional<fs::path> best;
     fs::file_time_type best_t{};
     std::error_code ec;
     for (fs::directory_iterator it(d, ec), end; !ec && it != end; it.increment(ec)) {
         const std::string n = it->path().filename().string();
-        if (n.rfind(prefix, 0) != 0 || n.size() < 5 || n.substr(n.size() - 5) != ".json" || !it->is_regular_file(ec)) continue;
-        const auto t = fs::last_write_time(it->path(), ec);
-        if (ec) continue;
+        // Not only regular files: a name map that is a directory, a FIFO or a
+        // symlink loop is a corrupt input, which reading it reports.
+        if (n.rfind(prefix, 0) != 0 || n.size() < 5 || n.substr(n.size() - 5) != ".json") continue;
+        std::error_code tec;
+        auto t = fs::last_write_time(it->path(), tec);
+        if (tec) t = fs::file_time_type::max();
         if (!best || t > best_t || (t == best_t && n > best->filename().string())) {
             best = it->path();
             best_t = t;
@@ -78,8 +84,8 @@ void run(const cp_args& a) {
         const std::string n = it->path().filename().string();
         if (n != record_names[0] && n != record_names[1]) continue;
         const fs::path d = it->path().parent_path();
-        if (dirs.count(d) > 0 || !fs::exists(d / "deps.json", ec)) continue;
-        if (auto names = newest(d, "name_map")) dirs.emplace(d, run_dir{it->path(), *names});
+        if (dirs.count(d) > 0 || !fs::exists(d / dfx::schema::deps_file, ec)) continue;
+        if (auto names = newest(d, dfx::schema::name_map_stem)) dirs.emplace(d, run_dir{it->path(), *names});
     }
     if (dirs.empty())
         throw usage_error("no chip_swimlane_records.json (+deps.json+name_map*.json) found under " + root.string() +
@@ -90,7 +96,7 @@ void run(const cp_args& a) {
     bool trace_errors = false;
     for (const auto& [d, in] : dirs) {
         const std::string label = d == root ? d.filename().string() : fs::relative(d, root).string();
-        results.push_back(deps::analyze_critical_path(d, in.records, in.name_map, label, a.tol));
+        results.push_back(deps::analyze_critical_path(d, in.records, in.name_map, label, a.tol, a.lenient));
         if (!report_to_stdout) {
             const std::string report_path = (d / a.report).string();
             dfx::convert::json_file_writer out(report_path);
@@ -98,7 +104,7 @@ void run(const cp_args& a) {
             out.commit();
             reports.push_back(report_path);
         }
-        const auto merged = newest(d, "merged_swimlane");
+        const auto merged = newest(d, dfx::schema::merged_trace_stem);
         if (!merged) {
             std::fprintf(stderr, "Warning: no merged_swimlane*.json in %s; skipped Perfetto critical-path traces\n", d.c_str());
             continue;
@@ -132,6 +138,9 @@ void add_critical_path(CLI::App& app) {
     cmd->add_option("--top", a->top, "Rows in the kernel-family table (default 25)");
     cmd->add_option("--tol", a->tol, "Tick tolerance for 'finished before' (default 2)");
     cmd->add_flag("--stdout", a->to_stdout, "Also print the full report");
+    cmd->add_flag("--lenient", a->lenient,
+                  "Read as the reference does: unusable deps.json entries are dropped, a corrupt name map is a "
+                  "warning, negative times and ids are taken as they are (default: an error)");
     cmd->callback([a] { run(*a); });
 }
 

@@ -14,6 +14,7 @@
 #include "progress.hpp"
 #include "reuse_freed_memory.hpp"
 #include "dfx/convert/deps/deps_viewer.hpp"
+#include "dfx/schema/artefact_names.hpp"
 
 namespace dfx::cli {
 
@@ -22,6 +23,7 @@ namespace {
 struct deps_args {
     std::string input, output, format = "text", edge_mode = "full", engine = "dot", direction = "LR", func_names;
     bool show_tensor_info = false;
+    bool lenient = false;
 };
 
 void run(CLI::App& cmd, const deps_args& a) {
@@ -33,7 +35,7 @@ void run(CLI::App& cmd, const deps_args& a) {
     }
     reuse_freed_memory();
     deps::deps_viewer_options o;
-    if (cmd.count("input") > 0) o.input = file_in(a.input, {"deps.json"});
+    if (cmd.count("input") > 0) o.input = file_in(a.input, {dfx::schema::deps_file});
     if (cmd.count("--output") > 0) o.output = a.output;
     if (cmd.count("--func-names") > 0) o.func_names = a.func_names;
     o.html = a.format == "html";
@@ -41,6 +43,7 @@ void run(CLI::App& cmd, const deps_args& a) {
     o.engine = a.engine;
     o.direction = a.direction;
     o.show_tensor_info = a.show_tensor_info;
+    o.lenient = a.lenient;
     if (a.output == "-") o.console = stderr;  // stdout is the output
     exit_code = deps::run_deps_viewer(o);
 }
@@ -63,6 +66,9 @@ void add_deps(CLI::App& app) {
         ->check(CLI::IsMember({"TB", "LR", "BT", "RL"}));
     cmd->add_option("--func-names", args->func_names, "Name map JSON (default: name_map*.json beside the input)");
     cmd->add_flag("--show-tensor-info", args->show_tensor_info, "HTML: per-arg tensor rows, edges routed to arg ports");
+    cmd->add_flag("--lenient", args->lenient,
+                  "Read as the reference viewer does: unusable deps.json entries are dropped (with a warning), a "
+                  "corrupt name map or chip_swimlane_records.json beside the input is a warning (default: an error)");
     cmd->callback([cmd, args] { run(*cmd, *args); });
 }
 

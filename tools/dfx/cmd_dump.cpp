@@ -10,6 +10,7 @@
 #include "commands.hpp"
 #include "progress.hpp"
 #include "dfx/convert/dump/dump_viewer.hpp"
+#include "dfx/schema/artefact_names.hpp"
 
 namespace dfx::cli {
 
@@ -41,8 +42,9 @@ void add_dump(CLI::App& app) {
         const progress_reporter progress("dump");
         if (cmd->count("dump_dir") > 0) {
             std::error_code ec;
-            const bool outputs_dir = std::filesystem::exists(std::filesystem::path(a->dump_dir) / "args_dump" / "args_dump.json", ec);
-            o.dump_dir = outputs_dir ? (std::filesystem::path(a->dump_dir) / "args_dump").string() : a->dump_dir;
+            const std::filesystem::path dir(a->dump_dir);
+            const bool outputs_dir = std::filesystem::exists(dir / dfx::schema::args_dump_manifest_path, ec);
+            o.dump_dir = outputs_dir ? (dir / dfx::schema::args_dump_dir).string() : a->dump_dir;
         }
         if (cmd->count("--task") > 0) o.task = a->task;
         if (cmd->count("--stage") > 0) o.stage = a->stage;

@@ -15,29 +15,31 @@
 #include "dfx/convert/common/py_path.hpp"
 #include "dfx/convert/deps/name_map.hpp"
 #include "dfx/convert/pmu/pmu_summary.hpp"
+#include "dfx/schema/artefact_names.hpp"
 
 namespace dfx::cli {
 
 namespace {
 
 struct pmu_args {
-    std::string input = "pmu.csv", func_names, by = "all", output;
+    std::string input = std::string(dfx::schema::pmu_csv_file), func_names, by = "all", output;
+    bool lenient = false;
 };
 
 void run(CLI::App& cmd, const pmu_args& a) {
     namespace fs = std::filesystem;
     namespace conv = dfx::convert;
     const progress_reporter progress("pmu");
-    const std::string input = conv::py_path(file_in(a.input, {"pmu.csv"}));
+    const std::string input = conv::py_path(file_in(a.input, {dfx::schema::pmu_csv_file}));
     std::error_code ec;
     if (!fs::exists(input, ec)) throw conv::input_error(input + " not found.");
     conv::deps::name_map names;
     if (cmd.count("--func-names") > 0) {
-        names = conv::deps::load_name_map(a.func_names);
+        names = conv::deps::load_name_map(a.func_names, a.lenient);
     } else {
         const std::string dir = conv::py_path_parent(input);
         if (const auto found = conv::deps::discover_name_map(dir == "." ? fs::path() : fs::path(dir)))
-            names = conv::deps::load_name_map(found->string());
+            names = conv::deps::load_name_map(found->string(), a.lenient);
     }
     const conv::pmu::pmu_summary s = conv::pmu::summarize_pmu_csv(input);
     const std::string text = conv::pmu::render_pmu_summary(s, input, names, a.by != "core", a.by != "kernel");
@@ -61,6 +63,7 @@ void add_pmu(CLI::App& app) {
     cmd->add_option("--func-names", a->func_names, "Name map JSON (default: name_map*.json beside the input)");
     cmd->add_option("--by", a->by, "Tables to print (default all)")->check(CLI::IsMember({"all", "kernel", "core"}));
     cmd->add_option("-o,--output", a->output, "Write the summary to this file instead of stdout (- is stdout)");
+    cmd->add_flag("--lenient", a->lenient, "A corrupt name map is a warning (no names), as in the reference (default: an error)");
     cmd->callback([cmd, a] { run(*cmd, *a); });
 }
 

@@ -18,6 +18,7 @@
 #include "dfx/convert/swimlane/input_paths.hpp"
 #include "dfx/convert/swimlane/perf_data.hpp"
 #include "dfx/convert/swimlane/sched_overhead.hpp"
+#include "dfx/schema/artefact_names.hpp"
 
 namespace dfx::cli {
 
@@ -31,6 +32,7 @@ constexpr int min_level = 3;
 struct sched_args {
     std::string records;
     std::string deps;
+    bool lenient = false;
 };
 
 // "<path>: what" -> "what" when the message already names the path we print.
@@ -46,7 +48,7 @@ int run(const sched_args& a) {
     const progress_reporter progress("sched-overhead");
     std::string records;
     if (!a.records.empty()) {
-        records = sw::normalize_path(file_in(a.records, {"chip_swimlane_records.json", "l2_perf_records.json"}));
+        records = sw::normalize_path(file_in(a.records, {dfx::schema::records_file, dfx::schema::legacy_records_file}));
     } else if (auto newest = sw::newest_records_file()) {
         records = *newest;
     } else {
@@ -58,7 +60,7 @@ int run(const sched_args& a) {
     if (!std::filesystem::exists(records, ec)) throw input_error("Perf JSON not found: " + records);
     sw::perf_data pd;
     try {
-        pd = sw::load_perf_data(records, stderr);
+        pd = sw::load_perf_data(records, stderr, a.lenient);
     } catch (const std::exception& e) {
         throw input_error(fmt::format("failed to read perf JSON {}: {}", records, without_path(e.what(), records)));
     }
@@ -67,7 +69,7 @@ int run(const sched_args& a) {
     if (!a.deps.empty()) {
         deps_path = sw::normalize_path(a.deps);
     } else {
-        const std::string sibling = sw::sibling_path(records, "deps.json");
+        const std::string sibling = sw::sibling_path(records, dfx::schema::deps_file);
         if (std::filesystem::exists(sibling, ec)) deps_path = sibling;
     }
     if (pd.level < min_level)
@@ -87,7 +89,7 @@ int run(const sched_args& a) {
     }
     sw::deps_graph deps;
     try {
-        deps = sw::load_deps_graph(deps_path, stderr, sw::deps_policy::required);
+        deps = sw::load_deps_graph(deps_path, stderr, sw::deps_policy::required, a.lenient);
     } catch (const std::exception& e) {
         throw input_error(fmt::format("failed to read deps.json {}: {}", deps_path, without_path(e.what(), deps_path)));
     }
@@ -106,6 +108,9 @@ void add_sched_overhead(CLI::App& app) {
                     "chip_swimlane_records.json, or the directory holding it (default: the newest "
                     "outputs/*/chip_swimlane_records.json)");
     cmd->add_option("--deps-json", args->deps, "deps.json of a dep_gen run (default: sibling deps.json)");
+    cmd->add_flag("--lenient", args->lenient,
+                  "Read as the reference does: deps.json entries that are not usable are skipped, a missing "
+                  "`edges` is no edges, negative times and ids are taken as they are (default: an error)");
     cmd->callback([args] { exit_code = run(*args); });
 }
 

@@ -14,6 +14,8 @@
 #include "progress.hpp"
 #include "dfx/convert/common/json_writer.hpp"
 #include "dfx/convert/scope_stats/scope_stats_html.hpp"
+#include "dfx/schema/artefact_names.hpp"
+#include "dfx/schema/converter_outputs.hpp"
 
 namespace dfx::cli {
 
@@ -27,10 +29,10 @@ void run(const scope_stats_args& a) {
     namespace fs = std::filesystem;
     const progress_reporter progress("scope-stats");
     if (!a.output.empty() && !a.out_dir.empty()) throw usage_error("-o/--output and --out-dir exclude each other");
-    const std::string input = file_in(a.input, {"scope_stats/scope_stats.jsonl", "scope_stats.jsonl"});
+    const std::string input = file_in(a.input, {dfx::schema::scope_stats_path, dfx::schema::scope_stats_file});
     const auto file = dfx::convert::read_scope_stats(input);
     const fs::path dir = a.out_dir.empty() ? fs::path(input).parent_path() : fs::path(a.out_dir);
-    const std::string out = !a.output.empty() ? a.output : (dir / "scope_stats.html").string();
+    const std::string out = !a.output.empty() ? a.output : (dir / dfx::schema::scope_stats_report_file).string();
     const std::string html = dfx::convert::render_scope_stats_html(file, fs::path(input).filename().string());
     std::error_code ec;
     if (out != "-" && fs::path(out).has_parent_path()) fs::create_directories(fs::path(out).parent_path(), ec);

@@ -27,6 +27,8 @@
 #include "dfx/convert/swimlane/perf_data.hpp"
 #include "dfx/convert/swimlane/statistics.hpp"
 #include "dfx/convert/swimlane/trace_writer.hpp"
+#include "dfx/schema/artefact_names.hpp"
+#include "dfx/schema/converter_outputs.hpp"
 
 namespace dfx::cli {
 
@@ -42,6 +44,7 @@ struct swimlane_args {
     std::string deps_json;
     bool verbose = false;
     bool overhead = false;
+    bool lenient = false;
 };
 
 void print_data_summary(std::FILE* console, const sw::perf_data& pd) {
@@ -90,7 +93,7 @@ int run(const swimlane_args& a) {
     std::FILE* const console = a.output == "-" ? stderr : stdout;
     std::string input;
     if (!a.input.empty()) {
-        input = sw::normalize_path(file_in(a.input, {"chip_swimlane_records.json", "l2_perf_records.json"}));
+        input = sw::normalize_path(file_in(a.input, {dfx::schema::records_file, dfx::schema::legacy_records_file}));
         std::error_code ec;
         if (!std::filesystem::exists(input, ec)) throw dfx::convert::input_error("Input file not found: " + input);
     } else if (auto newest = sw::newest_records_file()) {
@@ -112,14 +115,14 @@ int run(const swimlane_args& a) {
     // deps.json is independent of the records: read it on a second thread
     // while the records are read. Its warnings are held back and printed
     // after the records' own, in the reference's order.
-    const std::string deps_path = a.deps_json.empty() ? sw::sibling_path(input, "deps.json")
+    const std::string deps_path = a.deps_json.empty() ? sw::sibling_path(input, dfx::schema::deps_file)
                                                       : sw::normalize_path(a.deps_json);
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> deps_warnings(std::tmpfile(), &std::fclose);
-    auto deps_future = std::async(std::launch::async, [&deps_path, w = deps_warnings.get()] {
-        return sw::load_deps_graph(deps_path, w ? w : stderr);
+    auto deps_future = std::async(std::launch::async, [&deps_path, w = deps_warnings.get(), lenient = a.lenient] {
+        return sw::load_deps_graph(deps_path, w ? w : stderr, sw::deps_policy::optional, lenient);
     });
     if (a.verbose) fmt::print(console, "Reading performance data from: {}\n", input);
-    sw::perf_data pd = sw::load_perf_data(input, stderr);
+    sw::perf_data pd = sw::load_perf_data(input, stderr, a.lenient);
     if (a.verbose) print_data_summary(console, pd);
 
     sw::name_map names;
@@ -131,11 +134,18 @@ int run(const swimlane_args& a) {
     }
     if (names_path) {
         if (a.verbose) fmt::print(console, "{} func names from: {}\n", a.func_names.empty() ? "Auto-discovered" : "Loading", *names_path);
-        names = sw::load_name_map(*names_path);
+        try {
+            names = sw::load_name_map(*names_path);
+        } catch (const dfx::convert::input_error& e) {
+            // A corrupt name map is an error; leniently, the reference's warn-and-continue (no names).
+            if (!a.lenient) throw;
+            fmt::print(stderr, "Warning: ignoring the name map: {}\n", e.what());
+            names = sw::name_map{};
+        }
         if (a.verbose) print_names(console, names);
     }
 
-    const std::string output = a.output.empty() ? sw::sibling_path(input, "merged_swimlane.json")
+    const std::string output = a.output.empty() ? sw::sibling_path(input, dfx::schema::merged_trace_file)
                              : a.output == "-"  ? a.output
                                                 : sw::normalize_path(a.output);
     const sw::deps_graph deps = deps_future.get();
@@ -204,6 +214,9 @@ void add_swimlane(CLI::App& app) {
                     "name_map*.json for func_id -> name (default: the unique sibling name_map*.json)");
     cmd->add_option("--deps-json", args->deps_json, "deps.json of a dep_gen run (default: sibling deps.json)");
     cmd->add_flag("-v,--verbose", args->verbose, "Verbose output");
+    cmd->add_flag("--lenient", args->lenient,
+                  "Read as the reference does: a corrupt deps.json or name map is a warning (no arrows / no names), "
+                  "negative times and ids are taken as they are (default: an error)");
     cmd->add_flag("--overhead", args->overhead,
                   "Add the 8 overhead counter tracks (per-engine idle/ready/overhead, all/has overhead); needs deps.json");
     cmd->callback([args] { exit_code = run(*args); });

@@ -34,6 +34,7 @@
 #include "dfx/output/channel_registry.hpp"
 #include "dfx/output/output_error.hpp"
 #include "dfx/policy/dump_level.hpp"
+#include "dfx/schema/artefact_names.hpp"
 #include "dfx/transport/transport_host.hpp"
 
 namespace dfx {
@@ -87,9 +88,9 @@ public:
         if (layout_.scheduler_threads == 0) throw output_error("args dump: the layout has no scheduler threads");
         if (layout_.payload.buffers == 0 || layout_.payload.records_per_buffer == 0)
             throw output_error("args dump: the payload arena must not be empty");
-        const auto dir = prefix_ / args_dump_dir_name;
+        const auto dir = prefix_ / schema::args_dump_dir;
         created_dir_ = !std::filesystem::exists(dir);
-        bin_ = std::make_unique<args_bin_stream>(dir / args_bin_name, layout_.scheduler_threads);
+        bin_ = std::make_unique<args_bin_stream>(dir / schema::args_bin_file, layout_.scheduler_threads);
         records_.resize(layout_.scheduler_threads);
         for (std::uint32_t t = 0; t < layout_.scheduler_threads; ++t) {
             auto& into = records_[t];
@@ -195,7 +196,7 @@ public:
 private:
     void remove_dir_if_empty() noexcept {
         std::error_code ec;
-        const auto dir = prefix_ / args_dump_dir_name;
+        const auto dir = prefix_ / schema::args_dump_dir;
         if (created_dir_ && std::filesystem::is_empty(dir, ec) && !ec) std::filesystem::remove(dir, ec);
     }
 

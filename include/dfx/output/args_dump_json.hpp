@@ -21,12 +21,9 @@
 #include "dfx/output/text_writer.hpp"
 #include "dfx/record/args_dump_records.hpp"
 #include "dfx/record/tensor_view.hpp"
+#include "dfx/schema/artefact_names.hpp"
 
 namespace dfx {
-
-inline constexpr std::string_view args_dump_dir_name = "args_dump";
-inline constexpr std::string_view args_dump_json_name = "args_dump.json";
-inline constexpr std::string_view args_bin_name = "args.bin";
 
 // One captured argument, resolved against args.bin.
 struct args_dump_entry {
@@ -171,7 +168,7 @@ inline void write_args_dump_json(text_writer& out, const args_dump_header& h, co
 
 inline std::filesystem::path write_args_dump_json_file(const std::filesystem::path& prefix, const args_dump_header& h,
                                                        const std::vector<args_dump_entry>& entries) {
-    const auto path = prefix / args_dump_dir_name / args_dump_json_name;
+    const auto path = prefix / schema::args_dump_dir / schema::args_dump_manifest_file;
     write_artefact(path, [&](std::FILE* f) {
         text_writer out(f);
         write_args_dump_json(out, h, entries);

@@ -16,10 +16,12 @@
 #include "dfx/output/text_writer.hpp"
 #include "dfx/record/core_type.hpp"
 #include "dfx/record/swimlane_records.hpp"
+#include "dfx/schema/artefact_names.hpp"
+#include "dfx/schema/core_types.hpp"
+#include "dfx/schema/phase_kinds.hpp"
+#include "dfx/schema/records_fields.hpp"
 
 namespace dfx {
-
-inline constexpr std::string_view records_file_name = "chip_swimlane_records.json";
 
 // Everything one run captured, grouped the way the file is: AICore and AICPU
 // rows per core, scheduler phases per scheduler pool, orchestrator phases
@@ -44,33 +46,12 @@ struct swimlane_capture {
     }
 };
 
-inline std::string_view sched_phase_name(sched_phase_kind kind) noexcept {
-    switch (kind) {
-        case sched_phase_kind::complete: return "complete";
-        case sched_phase_kind::dispatch: return "dispatch";
-        case sched_phase_kind::release: return "release";
-        case sched_phase_kind::dummy: return "dummy";
-        case sched_phase_kind::early_dispatch: return "early_dispatch";
-        case sched_phase_kind::resolve: return "resolve";
-        case sched_phase_kind::dummy_task: return "dummy_task";
-        case sched_phase_kind::drain: return "drain";
-        case sched_phase_kind::drain_prepare: return "drain_prepare";
-        case sched_phase_kind::drain_publish: return "drain_publish";
-        case sched_phase_kind::async_poll: return "async_poll";
-        case sched_phase_kind::predicated_skip: return "predicated_skip";
-        case sched_phase_kind::graph_prepare: return "graph_prepare";
-        case sched_phase_kind::generic: return "generic";
-    }
-    return "unknown";
-}
-
-// Kinds that carry a task id rather than queue work.
-constexpr bool phase_carries_task(sched_phase_kind kind) noexcept {
-    return kind == sched_phase_kind::dummy_task || kind == sched_phase_kind::predicated_skip ||
-           kind == sched_phase_kind::graph_prepare;
-}
-
 namespace detail {
+
+// `before` then `"name": `: a member named through schema/records_fields.hpp.
+inline text_writer& member(text_writer& out, std::string_view before, std::string_view name) {
+    return out.raw(before).raw("\"").raw(name).raw("\": ");
+}
 
 inline void write_depths(text_writer& out, const queue_depths& d) {
     out.raw("[").number(d.aic).raw(",").number(d.aiv).raw(",").number(d.mix).raw("]");
@@ -96,15 +77,16 @@ void write_rows(text_writer& out, std::string_view indent, const Items& items, W
 }  // namespace detail
 
 inline void write_chip_swimlane_json(text_writer& out, const swimlane_capture& c) {
-    out.raw("{\n  \"chip_swimlane_level\": ").number(c.level).raw(",\n");
-    out.raw("  \"metadata\": {\n    \"clock_freq_hz\": ").number(c.clock_freq_hz).raw(",\n");
-    out.raw("    \"num_cores\": ").number(c.core_types.size()).raw(",\n");
-    out.raw("    \"core_types\": [");
+    detail::member(out, "{\n  ", schema::records_level_member).number(c.level).raw(",\n");
+    detail::member(out, "  ", schema::records_metadata_member).raw("{\n");
+    detail::member(out, "    ", schema::records_clock_freq_member).number(c.clock_freq_hz).raw(",\n");
+    detail::member(out, "    ", schema::records_num_cores_member).number(c.core_types.size()).raw(",\n");
+    detail::member(out, "    ", schema::records_core_types_member).raw("[");
     for (std::size_t i = 0; i < c.core_types.size(); ++i)
-        out.raw(i ? ", " : "").raw(c.core_types[i] == core_type::aic ? "\"aic\"" : "\"aiv\"");
+        out.raw(i ? ", " : "").string(schema::core_type_name(c.core_types[i]));
     out.raw("]");
     if (c.level >= 3 && !c.core_to_thread.empty()) {
-        out.raw(",\n    \"core_to_thread\": [");
+        detail::member(out, ",\n    ", schema::records_core_to_thread_member).raw("[");
         for (std::size_t i = 0; i < c.core_to_thread.size(); ++i) out.raw(i ? ", " : "").number(c.core_to_thread[i]);
         out.raw("]");
     }
@@ -118,7 +100,7 @@ inline void write_chip_swimlane_json(text_writer& out, const swimlane_capture& c
     std::vector<core_row> aicore_rows;
     for (std::size_t core = 0; core < c.aicore.size(); ++core)
         for (const auto& r : c.aicore[core]) aicore_rows.push_back({core, &r});
-    out.raw("  \"aicore_tasks\": ");
+    detail::member(out, "  ", schema::records_aicore_tasks_member);
     detail::write_rows(out, "  ", aicore_rows, [&](const core_row& row) {
         const auto& r = *row.r;
         out.raw("[").number(row.core).raw(", ").number(r.task_token).raw(", ").number(r.reg_task_id);
@@ -128,22 +110,22 @@ inline void write_chip_swimlane_json(text_writer& out, const swimlane_capture& c
     std::vector<const aicpu_task_record*> aicpu_rows;
     for (const auto& per_core : c.aicpu)
         for (const auto& r : per_core) aicpu_rows.push_back(&r);
-    out.raw(",\n  \"aicpu_tasks\": ");
+    detail::member(out, ",\n  ", schema::records_aicpu_tasks_member);
     detail::write_rows(out, "  ", aicpu_rows, [&](const aicpu_task_record* r) {
         out.raw("[").number(r->core).raw(", ").number(r->reg_task_id).raw(", ").number(r->dispatch);
         out.raw(", ").number(r->finish).raw("]");
     });
 
     if (c.level >= 3) {
-        out.raw(",\n  \"aicpu_scheduler_phases\": ");
+        detail::member(out, ",\n  ", schema::records_scheduler_phases_member);
         detail::write_rows(out, "  ", c.scheduler_phases, [&](const std::vector<sched_phase_record>& pool) {
             detail::write_rows(out, "    ", pool, [&](const sched_phase_record& p) {
-                out.raw("{\"kind\": ").string(sched_phase_name(p.kind));
+                detail::member(out, "{", schema::phase_kind_member).string(schema::phase_kind_name(p.kind));
                 out.raw(", \"start_cycles\": ").number(p.start).raw(", \"end_cycles\": ").number(p.end);
                 out.raw(", \"loop_iter\": ").number(p.loop_iter).raw(", \"tasks_processed\": ").number(p.tasks_processed);
                 if (p.kind == sched_phase_kind::dispatch)
                     out.raw(", \"pop_hit\": ").number(p.pop_hit).raw(", \"pop_miss\": ").number(p.pop_miss);
-                if (phase_carries_task(p.kind)) out.raw(", \"task_id\": ").number(p.task_id);
+                if (schema::phase_carries_task(p.kind)) out.raw(", \"task_id\": ").number(p.task_id);
                 out.raw(", \"shared_at_start\": ");
                 detail::write_depths(out, p.depth_at_start);
                 out.raw(", \"shared_at_end\": ");
@@ -154,7 +136,7 @@ inline void write_chip_swimlane_json(text_writer& out, const swimlane_capture& c
         bool any_orchestrator = false;
         for (const auto& lane : c.orchestrator_phases) any_orchestrator = any_orchestrator || !lane.empty();
         if (any_orchestrator) {
-            out.raw(",\n  \"aicpu_orchestrator_phases\": ");
+            detail::member(out, ",\n  ", schema::records_orchestrator_phases_member);
             detail::write_rows(out, "  ", c.orchestrator_phases, [&](const std::vector<orch_phase_record>& lane) {
                 detail::write_rows(out, "    ", lane, [&](const orch_phase_record& p) {
                     out.raw("{\"submit_idx\": ").number(p.submit_idx).raw(", \"task_id\": ").number(p.task_id);
@@ -172,7 +154,7 @@ inline void write_chip_swimlane_json(text_writer& out, const swimlane_capture& c
 inline std::filesystem::path write_chip_swimlane_records(const std::filesystem::path& prefix,
                                                           const swimlane_capture& capture) {
     if (!capture.has_data()) return {};
-    const auto path = prefix / records_file_name;
+    const auto path = prefix / schema::records_file;
     write_artefact(path, [&](std::FILE* f) {
         text_writer out(f);
         write_chip_swimlane_json(out, capture);

@@ -24,10 +24,9 @@
 #include "dfx/output/output_error.hpp"
 #include "dfx/output/text_writer.hpp"
 #include "dfx/record/dep_gen_records.hpp"
+#include "dfx/schema/artefact_names.hpp"
 
 namespace dfx {
-
-inline constexpr std::string_view deps_file_name = "deps.json";
 
 // The reference's names. NO_DEP has none there (its name function lacks the
 // case), so it is written "UNKNOWN" (spec §7.4).
@@ -171,7 +170,7 @@ inline void write_deps_json(text_writer& out, const dep_graph& g) {
 // not write and why.
 inline std::filesystem::path write_deps_json_file(const std::filesystem::path& prefix,
                                                   std::span<const dep_gen_record> records) {
-    const auto path = prefix / deps_file_name;
+    const auto path = prefix / schema::deps_file;
     dep_graph graph;
     try {
         graph = replay_dep_gen(records);

@@ -22,6 +22,7 @@
 
 #include "dfx/output/artefact_file.hpp"
 #include "dfx/output/text_writer.hpp"
+#include "dfx/schema/artefact_names.hpp"
 
 namespace dfx {
 
@@ -70,7 +71,9 @@ inline std::filesystem::path write_name_map(const std::filesystem::path& prefix,
                                             const kernel_table& table) {
     if (table.empty()) return {};
     const std::string file =
-        case_name.empty() ? std::string("name_map.json") : "name_map_" + sanitize_case_name(case_name) + ".json";
+        case_name.empty() ? std::string(schema::name_map_file)
+                          : std::string(schema::name_map_stem) + "_" + sanitize_case_name(case_name) +
+                                std::string(schema::name_map_extension);
     const auto path = prefix / file;
     write_artefact(path, [&](std::FILE* f) {
         text_writer out(f);

@@ -17,10 +17,10 @@
 #include "dfx/output/text_writer.hpp"
 #include "dfx/policy/pmu_event.hpp"
 #include "dfx/record/pmu_record.hpp"
+#include "dfx/schema/artefact_names.hpp"
+#include "dfx/schema/pmu_columns.hpp"
 
 namespace dfx {
-
-inline constexpr std::string_view pmu_csv_name = "pmu.csv";
 
 // One row: the record and where it came from.
 struct pmu_row {
@@ -31,10 +31,14 @@ struct pmu_row {
 
 // The header line for an event type, without the line end.
 inline std::string pmu_csv_header(pmu_event_id event) {
-    std::string header = "thread_id,core_id,task_id,func_id,core_type,pmu_total_cycles";
+    std::string header;
+    for (std::string_view column : schema::pmu_leading_columns) {
+        if (!header.empty()) header += schema::pmu_separator;
+        header += column;
+    }
     for (std::string_view name : pmu_counters(event))
-        if (!name.empty()) (header += ',') += name;
-    header += ",event_type";
+        if (!name.empty()) (header += schema::pmu_separator) += name;
+    (header += schema::pmu_separator) += schema::pmu_event_type_column;
     return header;
 }
 
@@ -59,7 +63,7 @@ inline void write_pmu_csv(text_writer& out, pmu_event_id event, const std::vecto
 inline std::filesystem::path write_pmu_csv_file(const std::filesystem::path& prefix, pmu_event_id event,
                                                 const std::vector<pmu_row>& rows) {
     if (rows.empty()) return {};
-    const auto path = prefix / pmu_csv_name;
+    const auto path = prefix / schema::pmu_csv_file;
     write_artefact(path, [&](std::FILE* f) {
         text_writer out(f);
         write_pmu_csv(out, event, rows);

@@ -15,6 +15,7 @@
 #include "dfx/output/artefact_file.hpp"
 #include "dfx/output/text_writer.hpp"
 #include "dfx/record/scope_stats_records.hpp"
+#include "dfx/schema/artefact_names.hpp"
 
 namespace dfx {
 
@@ -80,7 +81,7 @@ inline void write_scope_stats_jsonl(text_writer& out, const scope_stats_capture_
 inline std::filesystem::path write_scope_stats_file(const std::filesystem::path& prefix,
                                                     const scope_stats_capture_summary& summary,
                                                     const std::vector<scope_stats_record>& records) {
-    const auto path = prefix / "scope_stats" / "scope_stats.jsonl";
+    const auto path = prefix / schema::scope_stats_dir / schema::scope_stats_file;
     write_artefact(path, [&](std::FILE* f) {
         text_writer out(f);
         write_scope_stats_jsonl(out, summary, records);

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "dfx/schema/phase_kinds.hpp"
+
 namespace dfx {
 
 // Level >= 1, one per task execution on an AICore (the producer is the core,
@@ -30,25 +32,9 @@ static_assert(sizeof(aicpu_task_record) == 24);
 
 // The scheduler-loop phase kinds: the reference's ChipSwimlaneSchedPhaseKind
 // values (0-13, 3 unused), plus `generic` for a scheduler that is not
-// Simpler's. What each means, also on a CPU thread pool: docs/swimlane.md.
-enum class sched_phase_kind : std::uint8_t {
-    complete = 0,
-    dispatch = 1,
-    release = 2,
-    dummy = 4,
-    early_dispatch = 5,
-    resolve = 6,
-    dummy_task = 7,
-    drain = 8,
-    drain_prepare = 9,
-    drain_publish = 10,
-    async_poll = 11,
-    predicated_skip = 12,
-    graph_prepare = 13,
-    // Any other scheduler work worth a slice on the thread's lane; outside the
-    // reference's numbering so a kind it adds later cannot collide.
-    generic = 32,
-};
+// Simpler's, defined once with their names in schema/phase_kinds.hpp. What
+// each means, also on a CPU thread pool: docs/swimlane.md.
+using sched_phase_kind = schema::phase_kind;
 
 // Ready-queue depths per core type, in the reference's [AIC, AIV, MIX] order.
 struct queue_depths {

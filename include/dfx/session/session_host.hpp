@@ -46,6 +46,7 @@
 #include "dfx/output/scope_stats_host.hpp"
 #include "dfx/output/swimlane_host.hpp"
 #include "dfx/policy/collector_choice.hpp"
+#include "dfx/schema/artefact_names.hpp"
 #include "dfx/transport/accounting.hpp"
 
 namespace dfx {
@@ -258,7 +259,7 @@ public:
         if constexpr (Hosts::args_dump)
             if (dump_) summary.collectors.push_back(outcome("args dump", *dump_, [&] {
                 const std::filesystem::path json = dump_->write();
-                return json.empty() ? std::vector<std::filesystem::path>{} : std::vector<std::filesystem::path>{json, json.parent_path() / args_bin_name};
+                return json.empty() ? std::vector<std::filesystem::path>{} : std::vector<std::filesystem::path>{json, json.parent_path() / schema::args_bin_file};
             }, /*records_loss=*/true));
         if constexpr (Hosts::pmu)
             if (pmu_) summary.collectors.push_back(outcome("PMU", *pmu_, [&] { return files_of(pmu_->write(dir)); }));

@@ -30,6 +30,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -57,6 +58,11 @@ public:
     virtual void element(std::string_view key, std::size_t index, simdjson::padded_string_view json) = 0;
     // After the last element of any array member (skipped ones too): its length.
     virtual void array_end(std::string_view /*key*/, std::size_t /*count*/) {}
+
+    // File offset of the first byte of the value (or element) being delivered,
+    // set by the stream before each value() / element() call, for messages
+    // ("<file>: at byte N: edges[3].pred: ..."). Only read it inside those calls.
+    std::uint64_t value_offset = 0;
 };
 
 class json_object_stream {
@@ -411,6 +417,7 @@ private:
     void begin_key(std::size_t i) {
         in_key_ = true;
         if (depth_ == 1 && !top_array_) {  // a top-level key: keep its text
+            key_at_ = base_ + i;
             cap_ = capture::key;
             cap_from_ = i + 1;
             buf_.clear();
@@ -426,6 +433,11 @@ private:
         buf_.append(p + cap_from_, i - cap_from_);
         cap_ = capture::none;
         set_key();
+        // A repeated top-level key is refused: Python's json keeps the last
+        // value, this stream would deliver both, and either way one of them
+        // is silently ignored by a reader.
+        if (!top_keys_.insert(key_).second)
+            throw input_error(path_ + ": at byte " + std::to_string(key_at_) + ": duplicate top-level key \"" + key_ + "\"");
         use_ = handler_->use(key_);
     }
 
@@ -445,6 +457,7 @@ private:
 
     void start_capture(std::size_t i, std::size_t depth) {
         cap_ = capture::value;
+        cap_at_ = base_ + i;
         cap_depth_ = depth;
         cap_from_ = i;
         buf_.clear();
@@ -475,6 +488,7 @@ private:
                 buf_.reserve(buf_.size() + simdjson::SIMDJSON_PADDING);
                 view = simdjson::padded_string_view(buf_.data(), buf_.size(), buf_.capacity());
             }
+            handler_->value_offset = cap_at_;
             if (depth == 1 && !top_array_) handler_->value(key_, view);
             else handler_->element(key_, element_count_ - 1, view);
         }
@@ -501,6 +515,8 @@ private:
 
     bool top_array_ = false;  // the document is an array, not an object
     std::string key_;         // the current top-level key
+    std::uint64_t key_at_ = 0;            // file offset of its opening quote
+    std::set<std::string> top_keys_;      // the top-level keys seen so far
     member_use use_ = member_use::skip;
     bool in_array_member_ = false;  // inside the array value of a top-level member
     std::size_t element_count_ = 0;
@@ -508,6 +524,7 @@ private:
     capture cap_ = capture::none;
     std::size_t cap_depth_ = 0;
     std::size_t cap_from_ = 0;  // where the capture resumes in the current block
+    std::uint64_t cap_at_ = 0;  // file offset where the captured value began
     std::string buf_;           // captured bytes (plus simdjson padding capacity)
     simdjson::ondemand::parser key_parser_;
 };

@@ -10,7 +10,7 @@
 // skipped without being stored (`skip`).
 //
 // Everything the stream passes over is validated against the JSON grammar
-// (structure, strings, escapes, numbers, literals), so a skipped section cannot
+// (structure, strings, escapes, UTF-8, numbers, literals), so a skipped section cannot
 // hide a malformed file; captured elements are validated again by simdjson
 // when the caller reads them. Errors throw dfx::convert::input_error with the
 // file name, what was expected and the byte offset.
@@ -40,6 +40,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -119,9 +120,17 @@ public:
     bool next_key(std::string& key) {
         if (!advance_in('}')) return false;
         if (peek() != '"') fail("expected a string key");
+        const std::uint64_t key_at = offset();
         ++pos_;
         key.clear();
         read_string_into(&key);
+        // A repeated top-level key is refused: Python's json keeps the last
+        // value, a streaming reader would use the first, and either way one
+        // of the two values is silently ignored.
+        if (open_.size() == 1) {
+            if (!top_keys_.insert(key).second)
+                fail_at_byte(key_at, fmt::format("duplicate top-level key \"{}\"", key));
+        }
         if (peek() != ':') fail("expected ':' after an object key");
         ++pos_;
         return true;
@@ -543,6 +552,11 @@ private:
             }
             const int c = need_byte("a string");
             if (c == '"') return;
+            if (c >= 0x80) {  // a multi-byte character: valid UTF-8, or the file is not JSON
+                if (out) out->push_back(static_cast<char>(c));
+                read_utf8_tail(c, out);
+                continue;
+            }
             if (c != '\\') fail("control character inside a string");
             const int e = need_byte("a string");
             switch (e) {
@@ -575,6 +589,26 @@ private:
     }
     // Keys only need to compare equal to ASCII names; surrogate pairs are kept
     // as two code points, which is enough for that.
+    // The continuation bytes of a UTF-8 sequence that began with `lead`:
+    // overlong forms, surrogates and code points above U+10FFFF are invalid
+    // (RFC 3629), as simdjson holds the values it parses to.
+    void read_utf8_tail(int lead, std::string* out) {
+        int n = 0;
+        unsigned cp = 0;
+        if (lead >= 0xC2 && lead <= 0xDF) n = 1, cp = static_cast<unsigned>(lead & 0x1F);
+        else if (lead >= 0xE0 && lead <= 0xEF) n = 2, cp = static_cast<unsigned>(lead & 0x0F);
+        else if (lead >= 0xF0 && lead <= 0xF4) n = 3, cp = static_cast<unsigned>(lead & 0x07);
+        else fail("invalid UTF-8 in a string");
+        for (int i = 0; i < n; ++i) {
+            const int b = need_byte("a string");
+            if ((b & 0xC0) != 0x80) fail("invalid UTF-8 in a string");
+            if (out) out->push_back(static_cast<char>(b));
+            cp = (cp << 6) | static_cast<unsigned>(b & 0x3F);
+        }
+        if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10FFFF)) || (cp >= 0xD800 && cp <= 0xDFFF))
+            fail("invalid UTF-8 in a string");
+    }
+
     static void append_utf8(std::string& out, unsigned cp) {
         if (cp < 0x80) {
             out.push_back(static_cast<char>(cp));
@@ -601,6 +635,7 @@ private:
     std::uint64_t consumed_ = 0;
     bool eof_ = false;
     std::vector<frame> open_;
+    std::set<std::string> top_keys_;  // the top-level object's keys so far
     // capture state
     std::string captured_;
     bool capturing_ = false;
@@ -610,6 +645,7 @@ private:
     static constexpr auto string_stop_ = [] {  // bytes that end a run of plain string characters
         std::array<bool, 256> t{};
         for (int c = 0; c < 0x20; ++c) t[static_cast<std::size_t>(c)] = true;
+        for (int c = 0x80; c < 0x100; ++c) t[static_cast<std::size_t>(c)] = true;  // checked as UTF-8
         t['"'] = t['\\'] = true;
         return t;
     }();

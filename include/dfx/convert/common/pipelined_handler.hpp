@@ -79,6 +79,7 @@ private:
         std::string key;
         std::size_t index;  // element index, or the array length for array_end
         std::size_t offset, size;
+        std::uint64_t file_offset;  // value_offset at delivery
     };
     struct batch {
         std::vector<char> bytes;  // each element followed by simdjson's padding
@@ -94,7 +95,7 @@ private:
             bytes.insert(bytes.end(), text.begin(), text.end());
             bytes.resize(bytes.size() + simdjson::SIMDJSON_PADDING, ' ');
         }
-        filling_.events.push_back({what, std::string(key), index, offset, text.size()});
+        filling_.events.push_back({what, std::string(key), index, offset, text.size(), value_offset});
         if (bytes.size() >= batch_bytes || filling_.events.size() >= batch_bytes / 64) hand_over();
     }
 
@@ -160,6 +161,7 @@ private:
     void replay(batch& b) {
         for (const event& e : b.events) {
             const simdjson::padded_string_view json(b.bytes.data() + e.offset, e.size, e.size + simdjson::SIMDJSON_PADDING);
+            inner_.value_offset = e.file_offset;
             switch (e.what) {
                 case kind::value: inner_.value(e.key, json); break;
                 case kind::element: inner_.element(e.key, e.index, json); break;

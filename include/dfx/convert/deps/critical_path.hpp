@@ -37,6 +37,9 @@
 #include "dfx/convert/common/py_json.hpp"
 #include "dfx/convert/deps/deps_reader.hpp"
 #include "dfx/convert/deps/name_map.hpp"
+#include "dfx/convert/swimlane/records_reader.hpp"
+#include "dfx/schema/artefact_names.hpp"
+#include "dfx/schema/converter_outputs.hpp"
 
 namespace dfx::convert::deps {
 
@@ -66,61 +69,23 @@ struct cp_slice {
     std::uint64_t task;
 };
 
-// clock_freq_hz and the AICore slices of a records file.
-class cp_records_handler final : public json_member_handler {
-public:
-    explicit cp_records_handler(std::string path) : path_(std::move(path)) {}
-    member_use use(std::string_view key) override {
-        if (key == "metadata") return member_use::value;
-        return key == "aicore_tasks" ? member_use::elements : member_use::skip;
-    }
-    void value(std::string_view key, simdjson::padded_string_view json) override {
-        if (key != "metadata") throw input_error(path_ + ": \"aicore_tasks\" must be an array");
-        try {  // simdjson validates what the stream did not (UTF-8) and throws its own error
-            auto doc = parser_.iterate(json);
-            simdjson::ondemand::value v;
-            if (doc.type() == simdjson::ondemand::json_type::object &&
-                doc.get_object().find_field_unordered("clock_freq_hz").get(v) == simdjson::SUCCESS)
-                freq = py_int(v).value_or(0);
-        } catch (const simdjson::simdjson_error& e) {
-            throw input_error(fmt::format("{}: metadata: {}", path_, e.what()));
-        }
-    }
-    void element(std::string_view, std::size_t i, simdjson::padded_string_view json) override {
-        std::int64_t cols[5] = {};
-        std::optional<std::uint64_t> task;
-        std::size_t n = 0;
-        try {
-            auto doc = parser_.iterate(json);
-            if (doc.type() == simdjson::ondemand::json_type::array)
-                for (auto el : doc.get_array()) {
-                    simdjson::ondemand::value v = el.value();
-                    if (n == 1) task = py_int_u64(v);
-                    else if (n < 5) cols[n] = py_int(v).value_or(INT64_MIN);
-                    ++n;
-                }
-        } catch (const simdjson::simdjson_error& e) {
-            throw input_error(fmt::format("{}: aicore_tasks[{}]: {}", path_, i, e.what()));
-        }
-        if (n < 5 || !task || cols[0] == INT64_MIN || cols[3] == INT64_MIN || cols[4] == INT64_MIN)
-            throw input_error(fmt::format("{}: aicore_tasks[{}]: expected [core_id, task_id, reg_task_id, start, end, ...] integers", path_, i));
-        slices.push_back({cols[0], cols[3], cols[4], *task});
-    }
-
-    std::int64_t freq = 0;
+// clock_freq_hz and the AICore slices of a records file, read by the
+// swimlane's records_reader: the one reader of that file, so critical-path
+// checks what swimlane checks (integer, non-negative cycle counts, UTF-8, the
+// whole grammar, no repeated top-level key).
+inline std::pair<std::int64_t, std::vector<cp_slice>> read_cp_records(const std::string& path, bool lenient = false) {
+    const swimlane::records_file rf = swimlane::records_reader(path).lenient(lenient).read();
+    if (!rf.level || *rf.level < 1 || *rf.level > 4)
+        throw input_error(path + ": chip_swimlane_level: expected 1, 2, 3 or 4" + (rf.level ? ", found " + to_decimal(*rf.level) : ": missing"));
+    if (rf.meta.clock_freq_hz <= 0 || rf.meta.clock_freq_hz > INT64_MAX)
+        throw input_error(path + ": metadata.clock_freq_hz missing or not positive");
     std::vector<cp_slice> slices;
-
-private:
-    std::string path_;
-    simdjson::ondemand::parser parser_;
-};
-
-inline std::pair<std::int64_t, std::vector<cp_slice>> read_cp_records(const std::string& path) {
-    cp_records_handler h(path);
-    json_object_stream(path).run(h);
-    if (h.freq <= 0) throw input_error(path + ": metadata.clock_freq_hz missing or not positive");
-    if (h.slices.empty()) throw input_error(path + ": no aicore_tasks records (empty or failed profiling run?)");
-    return {h.freq, std::move(h.slices)};
+    slices.reserve(rf.aicore.size());
+    for (const swimlane::aicore_row& r : rf.aicore)
+        slices.push_back({static_cast<std::int64_t>(r.core), static_cast<std::int64_t>(r.start),
+                          static_cast<std::int64_t>(r.end), r.token});
+    if (slices.empty()) throw input_error(path + ": no aicore_tasks records (empty or failed profiling run?)");
+    return {static_cast<std::int64_t>(rf.meta.clock_freq_hz), std::move(slices)};
 }
 
 // Strips an optional trailing block index and/or _aic/_aiv: gate_0_aic -> gate.
@@ -144,13 +109,16 @@ inline double pct(std::int64_t part, std::int64_t whole) {
 
 // Analyses one run directory. Throws input_error on bad input.
 inline cp_result analyze_critical_path(const std::filesystem::path& dir, const std::filesystem::path& records,
-                                       const std::filesystem::path& name_map_path, std::string label, std::int64_t tol) {
+                                       const std::filesystem::path& name_map_path, std::string label, std::int64_t tol,
+                                       bool lenient = false) {
     cp_result r;
     r.label = std::move(label);
-    auto [freq, slices] = detail::read_cp_records(records.string());
+    auto [freq, slices] = detail::read_cp_records(records.string(), lenient);
     r.freq = freq;
-    const deps_document deps = read_deps((dir / "deps.json").string());
-    name_map names = load_name_map(name_map_path.string());
+    deps_load_options load;
+    load.lenient = lenient;
+    const deps_document deps = read_deps((dir / schema::deps_file).string(), load);
+    name_map names = load_name_map(name_map_path.string(), lenient);
 
     // Per task: first start, last end, slices.
     std::unordered_map<std::uint64_t, std::pair<std::int64_t, std::int64_t>> span;
@@ -512,7 +480,8 @@ inline std::vector<std::string> write_cpm_traces(const std::string& merged, cons
     }
 
     // Pass 2: both copies at once, renaming the bars off each path.
-    const std::string static_path = dir + "/CPM_static.json", observed_path = dir + "/CPM_observed.json";
+    const std::string static_path = dir + "/" + std::string(schema::cpm_static_file),
+                      observed_path = dir + "/" + std::string(schema::cpm_observed_file);
     json_file_writer out_static(static_path), out_observed(observed_path);
     struct copy {
         simdjson::ondemand::parser& parser;

@@ -99,6 +99,9 @@ struct deps_document {
 struct deps_load_options {
     bool details = false;   // edge arg/tensor/overlap and task args (rich HTML)
     bool geometry = false;  // edge geometry and task args (dataflow edge modes)
+    // The reference viewer's reading (drop what is unusable) instead of the
+    // checks of deps_reader.hpp: the `--lenient` option.
+    bool lenient = false;
 };
 
 }  // namespace dfx::convert::deps

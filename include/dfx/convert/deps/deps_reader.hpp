@@ -1,12 +1,20 @@
 // deps_reader: stream `deps.json` into a deps_document (dep-gen.md §2, §3.2).
 //
-// Reader semantics follow the reference viewer, which does no schema
-// validation: non-object entries and entries whose ids do not parse are
-// dropped (and counted, so the CLI can say so); `tasks` / `tensors` that are
-// not arrays are ignored; optional keys may be missing; there is no version
-// check. What the reference would crash on becomes one input_error naming the
-// file: malformed or truncated JSON, a top level that is not an object, an
-// `edges` member that is neither an array nor absent.
+// Input is checked, not trusted: `edges` must be there and be an array;
+// `tasks` / `tensors`, when there, arrays; every entry an object; every task
+// id (edge pred / succ, task_id, tensor_id) a non-negative integer below 2^64
+// or a string of its digits (checked_fields.hpp); kernel_ids integers;
+// block_num an integer (below 1 reads as 1, as in the reference). Each failure is one input_error naming the file,
+// the byte where the entry starts, the member ("edges[3].pred") and what was
+// expected. A repeated top-level key is refused by the stream.
+//
+// With deps_load_options::lenient the reference viewer's semantics are kept
+// instead, as it does no schema validation: non-object entries and entries
+// whose ids do not parse are dropped (and counted, so the CLI can say so);
+// `tasks` / `tensors` that are not arrays are ignored; a missing `edges` is no
+// edges. What the reference would crash on stays an error either way:
+// malformed or truncated JSON, a top level that is not an object, an `edges`
+// member that is neither an array nor absent.
 #pragma once
 
 #include <simdjson.h>
@@ -14,6 +22,7 @@
 #include <string>
 #include <string_view>
 
+#include "dfx/convert/common/checked_fields.hpp"
 #include "dfx/convert/common/input_error.hpp"
 #include "dfx/convert/common/json_object_stream.hpp"
 #include "dfx/convert/common/pipelined_handler.hpp"
@@ -77,15 +86,22 @@ public:
         : path_(std::move(path)), doc_(doc), opt_(opt) {}
 
     member_use use(std::string_view key) override {
+        if (key == "edges") saw_edges = true;
         return key == "tasks" || key == "tensors" || key == "edges" ? member_use::elements : member_use::skip;
     }
+
+    bool saw_edges = false;  // (use() runs on the calling thread, pipelined or not)
 
     // A wanted member that is not an array. The reference ignores non-list
     // tasks / tensors; it iterates `edges` whatever it is, which only works
     // (as a no-op) for an object or a string.
     void value(std::string_view key, simdjson::padded_string_view json) override {
-        if (key != "edges") return;
         const char c = std::string_view(json).front();
+        if (!opt_.lenient)
+            fail(key, fmt::format("expected an array, found {}",
+                                  c == '{' ? "an object" : c == '"' ? "a string" : c == 'n' ? "null"
+                                           : c == 't' || c == 'f' ? "a boolean" : "a number"));
+        if (key != "edges") return;
         if (c != '{' && c != '"') throw input_error(path_ + ": \"edges\" must be an array");
     }
 
@@ -100,9 +116,28 @@ public:
     }
 
 private:
+    // "<file>: at byte N: <member>: <what>", N where the value being read starts.
+    [[noreturn]] void fail(std::string_view member, std::string_view what) const {
+        throw input_error(fmt::format("{}: at byte {}: {}: {}", path_, value_offset, member, what));
+    }
+    [[noreturn]] void fail(std::string_view key, std::size_t index, std::string_view member, std::string_view what) const {
+        fail(member.empty() ? fmt::format("{}[{}]", key, index) : fmt::format("{}[{}].{}", key, index, member), what);
+    }
+
+    // A task id, checked (or, leniently, int() of it masked to u64).
+    template <class Value>
+    std::optional<std::uint64_t> id_of(Value& v, std::string_view key, std::string_view member) {
+        if (opt_.lenient) return py_int_u64(v);
+        std::uint64_t id = 0;
+        if (!read_task_id(v, id, why_)) fail(key, index_, member, why_);
+        return id;
+    }
+
     template <class Value>
     void parse_element(std::string_view key, std::size_t index, Value&& doc) {
+        index_ = index;
         if (doc.type() != json_type::object) {
+            if (!opt_.lenient) fail(key, index, "", "expected an object");
             if (key == "edges") ++doc_.dropped_edges;
             return;  // the reference skips non-dict entries
         }
@@ -121,8 +156,8 @@ private:
         for (auto member : obj) {
             const std::string_view key = member.unescaped_key();
             auto v = member.value();
-            if (key == "pred") pred = py_int_u64(v);
-            else if (key == "succ") succ = py_int_u64(v);
+            if (key == "pred") pred = id_of(v, "edges", key);
+            else if (key == "succ") succ = id_of(v, "edges", key);
             else if (key == "source") k.source = v.type() == json_type::string ? parse_source(v.get_string()) : edge_source::other;
             else if (!details) continue;
             else if (key == "arg") d.arg = py_int(v);
@@ -139,6 +174,7 @@ private:
             else if (key == "producer_start_offset") read_field(g.producer_start_offset, v);
         }
         if (!pred || !succ) {
+            if (!opt_.lenient) fail("edges", index_, "", fmt::format("missing required member \"{}\"", pred ? "succ" : "pred"));
             ++doc_.dropped_edges;
             return;
         }
@@ -160,19 +196,27 @@ private:
             const std::string_view key = member.unescaped_key();
             auto v = member.value();
             if (key == "task_id") {
-                id = py_int_u64(v);
+                id = id_of(v, "tasks", key);
             } else if (key == "kernel_ids") {
-                // Padded / truncated to 3 slots; an unparseable slot is inactive.
+                // Padded / truncated to 3 slots; an unparseable slot is inactive (leniently).
                 t.slots = {-1, -1, -1};
-                if (v.type() != json_type::array) continue;
+                if (v.type() != json_type::array) {
+                    if (!opt_.lenient) fail("tasks", index_, key, "expected an array of integers");
+                    continue;
+                }
                 std::size_t i = 0;
                 for (auto el : v.get_array()) {
                     if (i == 3) break;
                     auto e = el.value();
+                    if (!opt_.lenient && (e.type() != json_type::number || !py_int(e)))
+                        fail("tasks", index_, fmt::format("kernel_ids[{}]", i), "expected an integer");
                     t.slots[i++] = py_int(e).value_or(-1);
                 }
             } else if (key == "block_num") {
                 const auto b = py_int(v);
+                // (below 1 is clamped to 1, as the reference does: a count, not a corrupt value)
+                if (!opt_.lenient && (v.type() != json_type::number || !b || std::string_view(v.raw_json_token()).find_first_of(".eE") != std::string_view::npos))
+                    fail("tasks", index_, key, "expected an integer");
                 t.block_num = b && *b >= 1 ? *b : 1;
             } else if (key == "early_dispatch") {
                 t.early_dispatch = py_truthy(v);
@@ -184,7 +228,10 @@ private:
                 }
             }
         }
-        if (!id) return;
+        if (!id) {
+            if (!opt_.lenient) fail("tasks", index_, "", "missing required member \"task_id\"");
+            return;
+        }
         t.id = *id;
         doc_.tasks.push_back(std::move(t));
     }
@@ -198,7 +245,7 @@ private:
             const std::string_view key = member.unescaped_key();
             auto v = member.value();
             if (key == "tensor_id") {
-                id = py_int_u64(v);
+                id = id_of(v, "tensors", key);
             } else if (!opt_.details && !opt_.geometry) {
                 continue;  // the text view only counts distinct tensor ids
             } else if (key == "buffer_addr") {
@@ -218,7 +265,10 @@ private:
                 t.dtype = string_or_none(v);
             }
         }
-        if (!id) return;
+        if (!id) {
+            if (!opt_.lenient) fail("tensors", index_, "", "missing required member \"tensor_id\"");
+            return;
+        }
         t.id = *id;
         doc_.tensors.push_back(std::move(t));
     }
@@ -227,6 +277,8 @@ private:
     deps_document& doc_;
     deps_load_options opt_;
     simdjson::ondemand::parser parser_;
+    std::size_t index_ = 0;  // of the element being parsed
+    std::string why_;
 };
 
 }  // namespace detail
@@ -246,6 +298,8 @@ inline deps_document read_deps(const std::string& path, deps_load_options opt = 
     detail::deps_handler handler(path, doc, opt);
     if (threads == reader_threads::pipelined) run_pipelined(json_object_stream(path), handler);
     else json_object_stream(path).run(handler);
+    if (!handler.saw_edges && !opt.lenient)
+        throw input_error(path + ": missing required member \"edges\" (an array of {pred, succ} objects)");
     return doc;
 }
 

@@ -26,6 +26,7 @@
 #include "dfx/convert/deps/edge_modes.hpp"
 #include "dfx/convert/deps/name_map.hpp"
 #include "dfx/convert/deps/perf_sidecar.hpp"
+#include "dfx/schema/artefact_names.hpp"
 
 namespace dfx::convert::deps {
 
@@ -38,6 +39,9 @@ struct deps_viewer_options {
     std::string direction = "LR";
     std::optional<std::string> func_names;  // default: auto-discovered name_map*.json
     bool show_tensor_info = false;
+    // The reference's reading: unusable deps.json entries dropped, a corrupt
+    // name map or records sidecar a warning (deps_reader.hpp, name_map.hpp).
+    bool lenient = false;
     std::FILE* console = stdout;  // progress lines ("Transitive reduction: ...", "Wrote ...")
 };
 
@@ -51,7 +55,7 @@ inline std::optional<std::string> find_latest_deps_json() {
     std::optional<fs::path> best;
     fs::file_time_type best_time{};
     for (fs::recursive_directory_iterator it("outputs", ec), end; !ec && it != end; it.increment(ec)) {
-        if (it->path().filename() != "deps.json") continue;
+        if (it->path().filename() != schema::deps_file) continue;
         std::error_code tec;
         const auto t = fs::last_write_time(it->path(), tec);
         if (!tec && (!best || t >= best_time)) {
@@ -80,14 +84,17 @@ inline int run_deps_viewer(const deps_viewer_options& opt) {
     deps_load_options load;
     load.details = (opt.html && opt.show_tensor_info) || dataflow;
     load.geometry = dataflow;
+    load.lenient = opt.lenient;
     // The swimlane records beside deps.json (core types per task) are read on
-    // another thread while deps.json is, one core each; a failure is a
-    // warning, given below in the reference's order. Alone, deps.json gets
+    // another thread while deps.json is, one core each; a failure is an
+    // error, or leniently a warning, given below in the reference's order. Alone, deps.json gets
     // both cores.
-    const std::string sidecar_path = py_path_join(dir, "chip_swimlane_records.json");
+    const std::string sidecar_path = py_path_join(dir, schema::records_file);
     std::future<sidecar_tasks> sidecar_read;
-    if (fs::exists(sidecar_path, ec))
-        sidecar_read = std::async(std::launch::async, [&sidecar_path] { return read_perf_sidecar(sidecar_path); });
+    // (a symlink that does not resolve is a sidecar that is there and broken)
+    if (fs::exists(sidecar_path, ec) || fs::is_symlink(sidecar_path, ec))
+        sidecar_read = std::async(std::launch::async,
+                                  [&sidecar_path, lenient = opt.lenient] { return read_perf_sidecar(sidecar_path, lenient); });
     deps_document doc =
         read_deps(input_path, load, sidecar_read.valid() ? reader_threads::one_thread : reader_threads::pipelined);
     if (doc.dropped_edges > 0)
@@ -96,8 +103,9 @@ inline int run_deps_viewer(const deps_viewer_options& opt) {
                      doc.dropped_edges == 1 ? "is" : "are", doc.dropped_edges == 1 ? "has" : "have");
 
     name_map names;
-    if (opt.func_names) names = load_name_map(*opt.func_names);
-    else if (const auto found = discover_name_map(dir == "." ? fs::path() : fs::path(dir))) names = load_name_map(found->string());
+    if (opt.func_names) names = load_name_map(*opt.func_names, opt.lenient);
+    else if (const auto found = discover_name_map(dir == "." ? fs::path() : fs::path(dir)))
+        names = load_name_map(found->string(), opt.lenient);
 
     deps_graph g = start_graph(std::move(doc));  // while the sidecar may still be read
     std::optional<sidecar_tasks> sidecar;
@@ -105,6 +113,7 @@ inline int run_deps_viewer(const deps_viewer_options& opt) {
         try {
             sidecar = sidecar_read.get();
         } catch (const input_error& e) {
+            if (!opt.lenient) throw;
             std::fprintf(stderr, "Warning: couldn't read %s\n", e.what());
         }
     }

@@ -3,8 +3,9 @@
 //
 // The file is `{"callable_id_to_name": {"<id>": "<name>", ...}, ...}`. As in the
 // reference, a missing or empty `callable_id_to_name` makes the whole object
-// the map (a flat `{id: name}` file). A file that cannot be read or parsed is a
-// warning and an empty map, never an error: names only decorate the output.
+// the map (a flat `{id: name}` file). A file that cannot be read or parsed is
+// an input_error; leniently (`--lenient`) it is what the reference makes of
+// it, a warning and an empty map (names only decorate the output).
 #pragma once
 
 #include <simdjson.h>
@@ -17,7 +18,9 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "dfx/convert/common/input_error.hpp"
 #include "dfx/convert/common/input_file.hpp"
+#include "dfx/schema/artefact_names.hpp"
 
 namespace dfx::convert::deps {
 
@@ -41,9 +44,16 @@ struct name_map {
 
 namespace detail {
 
-inline void fill_names(name_map& m, simdjson::dom::object obj) {
+// `strict`: every name is a string and no key repeats (the reference takes
+// str() of any truthy value, and the last of repeated keys).
+inline void fill_names(name_map& m, simdjson::dom::object obj, bool strict = false) {
     using simdjson::dom::element_type;
+    std::unordered_map<std::string, bool> seen;
     for (auto [key, v] : obj) {
+        if (strict && !seen.emplace(std::string(key), true).second)
+            throw std::runtime_error("duplicate key \"" + std::string(key) + "\"");
+        if (strict && v.type() != element_type::STRING)
+            throw std::runtime_error("\"" + std::string(key) + "\": expected a string (a kernel name)");
         m.nonempty = true;
         std::string name;
         switch (v.type()) {
@@ -60,10 +70,11 @@ inline void fill_names(name_map& m, simdjson::dom::object obj) {
 
 }  // namespace detail
 
-// Loads a name map; on any problem prints `Warning: couldn't read <path>: <why>`
-// to stderr and returns an empty map. (Name maps are small: a DOM parse is
-// the simplest complete validation.)
-inline name_map load_name_map(const std::string& path) {
+// Loads a name map; on any problem throws input_error "<path>: <why>", or,
+// leniently, prints `Warning: couldn't read <path>: <why>` to stderr and
+// returns an empty map. (Name maps are small: a DOM parse is the simplest
+// complete validation.)
+inline name_map load_name_map(const std::string& path, bool lenient = false) {
     name_map m;
     try {
         require_regular_file(path);  // never block on a FIFO
@@ -73,9 +84,19 @@ inline name_map load_name_map(const std::string& path) {
         if (doc.get_object().get(top) != simdjson::SUCCESS) throw std::runtime_error("not a JSON object");
         // Prefer a non-empty callable_id_to_name object.
         simdjson::dom::object inner;
-        if (top["callable_id_to_name"].get_object().get(inner) == simdjson::SUCCESS) detail::fill_names(m, inner);
+        if (!lenient) {  // the top level: no repeated key
+            std::unordered_map<std::string, bool> seen;
+            for (auto [key, v] : top)
+                if (!seen.emplace(std::string(key), true).second)
+                    throw std::runtime_error("duplicate top-level key \"" + std::string(key) + "\"");
+        }
+        if (top["callable_id_to_name"].get_object().get(inner) == simdjson::SUCCESS) detail::fill_names(m, inner, !lenient);
         if (!m.nonempty) detail::fill_names(m, top);
     } catch (const std::exception& e) {
+        if (!lenient) {
+            const std::string why = e.what();
+            throw input_error(why.compare(0, path.size(), path) == 0 ? why : path + ": " + why);
+        }
         std::fprintf(stderr, "Warning: couldn't read %s: %s\n", path.c_str(), e.what());
         return {};
     }
@@ -91,11 +112,12 @@ inline std::optional<std::filesystem::path> discover_name_map(const std::filesys
     std::error_code ec;
     for (fs::directory_iterator it(dir.empty() ? fs::path(".") : dir, ec), end; !ec && it != end; it.increment(ec)) {
         const std::string name = it->path().filename().string();
-        if (name.size() < 13 || name.rfind("name_map", 0) != 0 || name.substr(name.size() - 5) != ".json") continue;
+        if (!schema::is_name_map_file_name(name)) continue;
+        // Not only regular files: a name map that is a directory, a FIFO or a
+        // symlink loop is a corrupt sidecar, which loading reports.
         std::error_code fec;
-        if (!it->is_regular_file(fec)) continue;
-        const auto t = fs::last_write_time(it->path(), fec);
-        if (fec) continue;
+        auto t = fs::last_write_time(it->path(), fec);
+        if (fec) t = fs::file_time_type::max();
         if (!best || t > best_time || (t == best_time && name > best->filename().string())) {
             best = dir.empty() ? fs::path(name) : it->path();
             best_time = t;

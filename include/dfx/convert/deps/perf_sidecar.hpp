@@ -23,6 +23,7 @@
 #include "dfx/convert/common/json_object_stream.hpp"
 #include "dfx/convert/common/plain_json.hpp"
 #include "dfx/convert/common/py_json.hpp"
+#include "dfx/convert/swimlane/records_reader.hpp"
 
 namespace dfx::convert::deps {
 
@@ -118,6 +119,23 @@ public:
         if (key == "aicpu_orchestrator_phases") aicpu_orch_phases_ = count > 0;
     }
 
+    // What the handler would have gathered, from the file as records_reader
+    // read it (the one reader of the records file, with its checks).
+    void take(const swimlane::records_file& rf) {
+        if (rf.level && *rf.level >= INT64_MIN && *rf.level <= INT64_MAX) level_ = static_cast<std::int64_t>(*rf.level);
+        if (rf.meta.clock_freq_hz >= INT64_MIN && rf.meta.clock_freq_hz <= INT64_MAX)
+            clock_freq_ = static_cast<std::int64_t>(rf.meta.clock_freq_hz);
+        host_source_ = rf.meta.orchestrator_source == "host";
+        host_capture_ = rf.meta.host_capture.has_value();
+        host_phases_ = !rf.host_orch.empty();
+        aicpu_orch_phases_ = !rf.orch.empty();
+        core_types_ = rf.meta.core_types;
+        for (const swimlane::aicore_row& r : rf.aicore)
+            aicore_.push_back({static_cast<std::int64_t>(r.core), static_cast<std::int64_t>(r.reg), r.token});
+        for (const swimlane::aicpu_row& r : rf.aicpu)
+            aicpu_.emplace_back(static_cast<std::int64_t>(r.core), static_cast<std::int64_t>(r.reg));
+    }
+
     // The tasks read_perf_data would return, reduced to their core type.
     sidecar_tasks finish() const {
         if (!level_ || *level_ < 1 || *level_ > 4)
@@ -205,11 +223,15 @@ private:
 
 // Reads the sidecar on the calling thread (the viewer reads it beside
 // deps.json: one core each). Throws input_error when it is unreadable or
-// invalid; the viewer turns that into a warning and goes on without it, as
-// the reference does.
-inline sidecar_tasks read_perf_sidecar(const std::string& path) {
+// invalid (checked by records_reader, as swimlane checks it); the viewer
+// fails, or leniently warns and goes on without it, as the reference does.
+inline sidecar_tasks read_perf_sidecar(const std::string& path, bool lenient = false) {
     detail::sidecar_handler r(path);
-    json_object_stream(path).run(r);
+    if (lenient) {
+        json_object_stream(path).run(r);  // the reference's int() reading of what it uses
+    } else {
+        r.take(swimlane::records_reader(path).read());
+    }
     try {
         return r.finish();
     } catch (const input_error& e) {

@@ -22,6 +22,7 @@
 #include "dfx/convert/common/input_error.hpp"
 #include "dfx/convert/common/json_object_stream.hpp"
 #include "dfx/convert/common/py_format.hpp"
+#include "dfx/schema/artefact_names.hpp"
 
 namespace dfx::convert::dump {
 
@@ -225,7 +226,7 @@ inline args_manifest read_args_manifest(const std::string& path) {
     detail::manifest_handler h(path, m);
     json_object_stream(path).run(h);
     if (!h.has_args) m.args = std::move(h.legacy);
-    if (!m.has_bin_file_key) m.bin_file = "args.bin";
+    if (!m.has_bin_file_key) m.bin_file = schema::args_bin_file;
     return m;
 }
 

@@ -25,10 +25,12 @@
 #include <fmt/format.h>
 
 #include "dfx/convert/common/input_error.hpp"
+#include "dfx/convert/common/input_file.hpp"
 #include "dfx/convert/common/json_writer.hpp"
 #include "dfx/convert/common/py_format.hpp"
 #include "dfx/convert/common/py_path.hpp"
 #include "dfx/convert/dump/args_dump.hpp"
+#include "dfx/schema/artefact_names.hpp"
 
 namespace dfx::convert::dump {
 
@@ -119,6 +121,7 @@ inline std::string export_file_name(const dump_arg& a) {
 // Offset and size come from the manifest: the size is cut to what the file
 // holds before the buffer is allocated (a bin_size of 2^40 is not 1 TB of RAM).
 inline std::vector<unsigned char> read_payload(const std::string& bin_path, std::uint64_t offset, std::uint64_t size) {
+    require_regular_file(bin_path);  // a FIFO or a device: an error, never a hang (payloads are read at offsets)
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(bin_path.c_str(), "rb"), &std::fclose);
     if (!f) throw input_error(fmt::format("{}: cannot open: {}", bin_path, std::strerror(errno)));
     if (fseeko(f.get(), 0, SEEK_END) != 0) return {};
@@ -164,10 +167,10 @@ void write_export(Out& out, const dump_arg& a, const std::optional<std::string>&
     need(a.bin_offset.has_value(), "bin_offset");
     if (!bin_path) throw input_error(fmt::format("{}: args[{}] has {} payload bytes but bin_file is null", manifest, index, a.bin_size));
     const std::vector<unsigned char> data = read_payload(*bin_path, *a.bin_offset, a.bin_size);
+    // (check_payloads_present() refused a cut payload before any export; the file may have shrunk since)
     if (data.size() < a.bin_size)
-        std::fprintf(stderr, "warning: %s: args[%zu] wants bytes [%llu, %llu), only %zu present\n", bin_path->c_str(), index,
-                     static_cast<unsigned long long>(*a.bin_offset), static_cast<unsigned long long>(*a.bin_offset + a.bin_size),
-                     data.size());
+        throw input_error(fmt::format("{}: args[{}] wants bytes [{}, {}), only {} present (args.bin truncated?)", *bin_path,
+                                      index, *a.bin_offset, *a.bin_offset + a.bin_size, data.size()));
 
     std::uint64_t numel = 1;
     for (std::int64_t d : a.shape) numel *= static_cast<std::uint64_t>(std::max<std::int64_t>(d, 0));
@@ -214,13 +217,50 @@ void write_export(Out& out, const dump_arg& a, const std::optional<std::string>&
 
 namespace detail {
 
+// The payload file must hold every byte the manifest says it holds: a
+// truncated args.bin is an error naming the first entry it cuts (and how many
+// it cuts), before anything is listed or exported (the reference's listing
+// never opens the bin, and its export writes files of empty data).
+inline void check_payloads_present(const args_manifest& m, const std::optional<std::string>& bin_path,
+                                   const std::string& manifest_path) {
+    std::optional<std::uint64_t> size;
+    std::size_t cut = 0, first = 0;
+    std::uint64_t first_end = 0;
+    for (std::size_t i = 0; i < m.args.size(); ++i) {
+        const dump_arg& a = m.args[i];
+        if (a.kind == "scalar" || a.overwritten || a.bin_size == 0) continue;
+        if (!a.bin_offset) throw input_error(fmt::format("{}: args[{}]: missing \"bin_offset\" for {} payload bytes",
+                                                         manifest_path, i, a.bin_size));
+        if (!bin_path)
+            throw input_error(fmt::format("{}: args[{}] has {} payload bytes but bin_file is null", manifest_path, i, a.bin_size));
+        if (!size) {
+            require_regular_file(*bin_path);
+            std::error_code ec;
+            const auto n = std::filesystem::file_size(*bin_path, ec);
+            if (ec) throw input_error(fmt::format("{}: cannot read its size: {}", *bin_path, ec.message()));
+            size = n;
+        }
+        const std::uint64_t end = *a.bin_offset + a.bin_size;
+        if (end < *a.bin_offset || end > *size) {
+            if (cut++ == 0) {
+                first = i;
+                first_end = end;
+            }
+        }
+    }
+    if (cut > 0)
+        throw input_error(fmt::format("{}: {} bytes, but {} entr{} of {} need more (args[{}] ends at byte {}): the file is "
+                                      "truncated or does not belong to this manifest",
+                                      *bin_path, *size, cut, cut == 1 ? "y" : "ies", manifest_path, first, first_end));
+}
+
 inline std::optional<std::string> latest_dump_dir() {
     namespace fs = std::filesystem;
     std::error_code ec;
     std::optional<fs::path> best;
     fs::file_time_type best_time{};
     for (fs::directory_iterator it("outputs", ec), end; !ec && it != end; it.increment(ec)) {
-        const fs::path cand = it->path() / "args_dump";
+        const fs::path cand = it->path() / schema::args_dump_dir;
         std::error_code e2;
         if (!fs::is_directory(cand, e2)) continue;
         const auto t = fs::last_write_time(cand, e2);
@@ -247,12 +287,13 @@ inline int run_dump_viewer(const dump_viewer_options& opt) {
         dir = py_path(*latest);
         fmt::print("Using latest dump directory: {}\n", dir);
     }
-    const std::string manifest_path = py_path_join(dir, "args_dump.json");
+    const std::string manifest_path = py_path_join(dir, schema::args_dump_manifest_file);
     std::error_code ec;
     if (!fs::exists(manifest_path, ec)) throw input_error("args_dump.json not found in " + dir);
     const args_manifest m = read_args_manifest(manifest_path);
     const std::optional<std::string> bin_path =
         m.bin_file && !m.bin_file->empty() ? std::optional<std::string>(py_path_join(dir, *m.bin_file)) : std::nullopt;
+    detail::check_payloads_present(m, bin_path, manifest_path);
 
     // Filters, in the reference's order and with its messages.
     std::vector<const dump_arg*> sel;

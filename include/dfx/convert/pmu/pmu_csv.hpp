@@ -21,6 +21,9 @@
 
 #include "dfx/convert/common/input_error.hpp"
 #include "dfx/convert/common/input_file.hpp"
+#include "dfx/schema/artefact_names.hpp"
+#include "dfx/schema/core_types.hpp"
+#include "dfx/schema/pmu_columns.hpp"
 
 namespace dfx::convert::pmu {
 
@@ -57,7 +60,8 @@ void read_pmu_csv(const std::string& path, OnHeader&& on_header, OnRow&& on_row)
         ::close(fd);
         throw input_error(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
     }
-    static constexpr std::string_view prefix[] = {"thread_id", "core_id", "task_id", "func_id", "core_type", "pmu_total_cycles"};
+    constexpr const auto& prefix = schema::pmu_leading_columns;
+    constexpr std::size_t counters_at = schema::pmu_first_counter_column;
 
     std::string line;
     std::size_t line_no = 0;
@@ -87,28 +91,35 @@ void read_pmu_csv(const std::string& path, OnHeader&& on_header, OnRow&& on_row)
         }
     };
     auto fail = [&](std::string_view what) -> void {
-        throw input_error(fmt::format("{}:{}: {}", path, line_no, what));
+        // A quoted field can hold a line break or a control byte: the error stays one line.
+        std::string one_line;
+        for (const char c : what) {
+            if (static_cast<unsigned char>(c) < 0x20) one_line += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+            else one_line.push_back(c);
+        }
+        throw input_error(fmt::format("{}:{}: {}", path, line_no, one_line));
     };
 
-    if (!next_line()) throw input_error(path + ": empty file (expected the pmu.csv header)");
+    if (!next_line()) throw input_error(fmt::format("{}: empty file (expected the {} header)", path, schema::pmu_csv_file));
     const std::vector<std::string_view> header = split(line);
-    if (header.size() < 7) fail("header too short (expected thread_id,...,pmu_total_cycles,<counters>,event_type)");
-    for (std::size_t i = 0; i < 6; ++i)
+    if (header.size() < counters_at + 1) fail("header too short (expected thread_id,...,pmu_total_cycles,<counters>,event_type)");
+    for (std::size_t i = 0; i < counters_at; ++i)
         if (header[i] != prefix[i]) fail(fmt::format("header column {} is \"{}\", expected \"{}\"", i + 1, header[i], prefix[i]));
-    if (header.back() != "event_type") fail("the last header column must be event_type");
-    std::vector<std::string> counters(header.begin() + 6, header.end() - 1);
+    if (header.back() != schema::pmu_event_type_column)
+        fail(fmt::format("the last header column must be {}", schema::pmu_event_type_column));
+    std::vector<std::string> counters(header.begin() + counters_at, header.end() - 1);
     on_header(counters);
 
     pmu_row row;
     row.counters.resize(counters.size());
-    auto number = [&](std::string_view field, const std::string& column, int base = 10) {
+    auto number = [&](std::string_view field, std::string_view column, int base = 10) {
         std::uint64_t v = 0;
         const auto res = std::from_chars(field.data(), field.data() + field.size(), v, base);
         if (field.empty() || res.ec != std::errc{} || res.ptr != field.data() + field.size())
             fail(fmt::format("{} \"{}\" is not a non-negative integer", column, field));
         return v;
     };
-    auto small = [&](std::string_view field, const std::string& column) {
+    auto small = [&](std::string_view field, std::string_view column) {
         const std::uint64_t v = number(field, column);
         if (v > UINT32_MAX) fail(fmt::format("{} {} is out of range", column, v));
         return static_cast<std::uint32_t>(v);
@@ -118,17 +129,17 @@ void read_pmu_csv(const std::string& path, OnHeader&& on_header, OnRow&& on_row)
         const std::vector<std::string_view> cols = split(line);
         if (cols.size() != header.size())
             fail(fmt::format("{} fields, the header has {}", cols.size(), header.size()));
-        row.thread_id = small(cols[0], "thread_id");
-        row.core_id = small(cols[1], "core_id");
-        std::string_view tid = cols[2];
+        row.thread_id = small(cols[schema::pmu_thread_id_column], prefix[schema::pmu_thread_id_column]);
+        row.core_id = small(cols[schema::pmu_core_id_column], prefix[schema::pmu_core_id_column]);
+        std::string_view tid = cols[schema::pmu_task_id_column];
         if (tid.size() < 3 || (tid.substr(0, 2) != "0x" && tid.substr(0, 2) != "0X")) fail(fmt::format("task_id \"{}\" is not 0x<hex>", tid));
-        row.task_id = number(tid.substr(2), "task_id", 16);
-        row.func_id = small(cols[3], "func_id");
-        row.core_type = small(cols[4], "core_type");
-        if (row.core_type > 1) fail(fmt::format("core_type {} is neither 0 (AIC) nor 1 (AIV)", row.core_type));
-        row.total_cycles = number(cols[5], "pmu_total_cycles");
-        for (std::size_t i = 0; i < counters.size(); ++i) row.counters[i] = number(cols[6 + i], counters[i]);
-        row.event_type = small(cols.back(), "event_type");
+        row.task_id = number(tid.substr(2), prefix[schema::pmu_task_id_column], 16);
+        row.func_id = small(cols[schema::pmu_func_id_column], prefix[schema::pmu_func_id_column]);
+        row.core_type = small(cols[schema::pmu_core_type_column], prefix[schema::pmu_core_type_column]);
+        if (!schema::core_type_from_number(row.core_type)) fail(fmt::format("core_type {} is neither 0 (AIC) nor 1 (AIV)", row.core_type));
+        row.total_cycles = number(cols[schema::pmu_total_cycles_column], prefix[schema::pmu_total_cycles_column]);
+        for (std::size_t i = 0; i < counters.size(); ++i) row.counters[i] = number(cols[counters_at + i], counters[i]);
+        row.event_type = small(cols.back(), schema::pmu_event_type_column);
         on_row(row);
     }
 }

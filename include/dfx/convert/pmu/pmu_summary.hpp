@@ -32,6 +32,7 @@
 
 #include "dfx/convert/deps/name_map.hpp"
 #include "dfx/convert/pmu/pmu_csv.hpp"
+#include "dfx/schema/core_types.hpp"
 
 namespace dfx::convert::pmu {
 
@@ -123,7 +124,10 @@ inline std::vector<std::string> counter_cells(const pmu_summary& s, const pmu_gr
     return cells;
 }
 
-inline const char* core_type_name(std::uint32_t t) { return t == 0 ? "aic" : "aiv"; }
+// The core_type column (0 or 1, checked by the reader) as the records file spells it.
+inline std::string core_type_name(std::uint32_t t) {
+    return std::string(schema::core_type_name(t == 0 ? schema::core_type::aic : schema::core_type::aiv));
+}
 
 }  // namespace detail
 

@@ -1,6 +1,11 @@
 // Reads scope_stats.jsonl (schema 6, also 5): the metadata line and the
 // boundary records, one per line. Streams line by line, so memory is the
 // records kept, never the whole file twice.
+//
+// Checked, not trusted: an empty file, a file without records, and a file
+// whose records do not add up to the metadata's count (`total` = records
+// written + `dropped`: a file cut short, or rows lost) are errors naming the
+// file and both counts; a report from them would look healthy and be wrong.
 #pragma once
 
 #include <array>
@@ -8,6 +13,7 @@
 #include <fstream>
 #include <limits>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -56,14 +62,13 @@ struct scope_stats_file {
 
 namespace detail {
 
+// A resource level or capacity: a count of slots or bytes, so a non-negative
+// integer (kept as double for the report's arithmetic). A fraction, a sign or
+// another type is a corrupt file, not a level.
 inline double number_at(simdjson::ondemand::value v, const std::string& where) {
-    double d = 0;
-    std::int64_t i = 0;
     std::uint64_t u = 0;
-    if (v.get_int64().get(i) == simdjson::SUCCESS) return static_cast<double>(i);
-    if (v.get_uint64().get(u) == simdjson::SUCCESS) return static_cast<double>(u);
-    if (v.get_double().get(d) == simdjson::SUCCESS) return d;
-    throw input_error(where + ": expected a number");
+    if (v.get_uint64().get(u) == simdjson::SUCCESS && u <= std::uint64_t{INT64_MAX}) return static_cast<double>(u);
+    throw input_error(where + ": expected a non-negative integer below 2^63");
 }
 
 // A number stored in an integer field: integers exactly, other numbers
@@ -103,6 +108,7 @@ inline scope_stats_file read_scope_stats(const std::string& path) {
     std::string line;
     std::size_t line_no = 0;
     bool seen_metadata = false;
+    bool has_total = false;  // the metadata line carried "total"
     while (std::getline(in, line)) {
         ++line_no;
         const std::string where = path + ":" + std::to_string(line_no);
@@ -119,9 +125,11 @@ inline scope_stats_file read_scope_stats(const std::string& path) {
             if (!seen_metadata) {
                 seen_metadata = true;
                 auto& m = out.meta;
+                std::set<std::string, std::less<>> keys;
                 for (auto field : object) {
                     std::string_view key;
                     if (field.unescaped_key().get(key)) throw input_error(where + ": bad key");
+                    if (!keys.emplace(key).second) throw input_error(where + ": duplicate key \"" + std::string(key) + "\"");
                     const std::string at = where + ": \"" + std::string(key) + "\"";
                     simdjson::ondemand::value value;
                     if (field.value().get(value)) throw input_error(at + ": bad value");
@@ -139,7 +147,7 @@ inline scope_stats_file read_scope_stats(const std::string& path) {
                     if (key == "version") m.version = detail::integer_at<int>(value, at);
                     else if (key == "fatal") { bool b = false; if (value.get_bool().get(b)) throw input_error(at + ": expected true or false"); m.fatal = b; }
                     else if (key == "dropped") m.dropped = detail::integer_at<std::uint64_t>(value, at);
-                    else if (key == "total") m.total = detail::integer_at<std::uint64_t>(value, at);
+                    else if (key == "total") m.total = detail::integer_at<std::uint64_t>(value, at), has_total = true;
                     else if (key == "task_window_max") four(m.task_window_max);
                     else if (key == "heap_max") four(m.heap_max);
                     else if (key == "dep_pool_max") four(m.dep_pool_max);
@@ -149,9 +157,11 @@ inline scope_stats_file read_scope_stats(const std::string& path) {
             }
             scope_boundary b;
             bool has_site = false, has_phase = false, has_ring = false;
+            std::set<std::string, std::less<>> keys;
             for (auto field : object) {
                 std::string_view key;
                 if (field.unescaped_key().get(key)) throw input_error(where + ": bad key");
+                if (!keys.emplace(key).second) throw input_error(where + ": duplicate key \"" + std::string(key) + "\"");
                 const std::string at = where + ": \"" + std::string(key) + "\"";
                 simdjson::ondemand::value value;
                 if (field.value().get(value)) throw input_error(at + ": bad value");
@@ -195,6 +205,14 @@ inline scope_stats_file read_scope_stats(const std::string& path) {
         }
     }
     if (in.bad()) throw input_error(path + ": read error");
+    if (line_no == 0) throw input_error(path + ": file is empty (expected a metadata line and scope records)");
+    if (out.records.empty())
+        throw input_error(path + ": no scope records after the metadata line (total " + std::to_string(out.meta.total) +
+                          "): was scope stats on for the run, and did it finish?");
+    if (has_total && out.records.size() + out.meta.dropped != out.meta.total)
+        throw input_error(path + ": the metadata says total " + std::to_string(out.meta.total) + " records (" +
+                          std::to_string(out.meta.dropped) + " dropped), but the file has " +
+                          std::to_string(out.records.size()) + ": the file is truncated or records were lost");
     return out;
 }
 

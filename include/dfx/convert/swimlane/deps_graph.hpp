@@ -2,9 +2,14 @@
 // (spec chip-swimlane.md §4.2): the dependency edges, each task's kernel ids
 // (to name the kernels) and each task's block_num (to recognise SPMD tasks).
 //
-// deps.json is optional for the converter: a missing file, invalid JSON or
-// an `edges` that is not an array leaves `edges_usable` false (the converter
-// then warns and draws no arrows), exactly as the reference does. Only the
+// deps.json is optional for the converter: a missing file means no arrows.
+// A file that is there is checked, not trusted: invalid JSON, a missing or
+// non-array `edges`, an edge that is not an object or whose pred / succ is
+// not a task id (checked_fields.hpp), a task without a valid task_id, a
+// repeated top-level key: one input_error naming the file, the byte and the
+// member. Leniently (`--lenient`) the reference's reading is kept instead:
+// invalid JSON or no `edges` array leaves `edges_usable` false (the converter
+// warns and draws no arrows) and unusable entries are skipped. Only the
 // needed fields are extracted, streaming, so the per-edge tensor annotations
 // and the `tensors` table never sit in memory.
 //
@@ -26,6 +31,7 @@
 
 #include <fmt/format.h>
 
+#include "dfx/convert/common/checked_fields.hpp"
 #include "dfx/convert/common/input_error.hpp"
 #include "dfx/convert/common/json_stream.hpp"
 #include "dfx/convert/common/json_value.hpp"
@@ -141,14 +147,16 @@ std::optional<std::uint64_t> normalize_task_id(Value& v) {
 
 class deps_reader {
 public:
-    explicit deps_reader(const std::string& path) : js_(path) {}
+    explicit deps_reader(const std::string& path, bool lenient = false) : js_(path), lenient_(lenient) {}
 
     void read(deps_graph& g) {
         if (js_.peek() != '{') js_.fail("expected a JSON object at the top level");
         js_.enter_object();
         std::string key;
+        bool has_edges = false;
         while (js_.next_key(key)) {
             if (key == "edges") {
+                has_edges = true;
                 read_edges(g);
             } else if (key == "tasks") {
                 read_tasks(g);
@@ -157,32 +165,60 @@ public:
             }
         }
         js_.expect_end();
+        if (!has_edges && !lenient_) js_.fail("missing required member \"edges\" (an array of {pred, succ})");
     }
 
     std::vector<std::pair<deps_edge, std::uint32_t>> raw_edges;  // (edge, position in file)
 
 private:
+    // Strict reads fail here, at the element simdjson is in (mapped back to the file).
+    [[noreturn]] void fail_in_batch(const std::string& what) {
+        const char* loc = nullptr;
+        const std::size_t content = batch_.size() >= 2 ? batch_.size() - 2 : 0;
+        const std::uint64_t end = js_.offset();  // no scan-ahead here: the stream is at the batch's end
+        if (doc_.current_location().get(loc) != simdjson::SUCCESS || loc <= batch_.data() ||
+            loc > batch_.data() + content)
+            js_.fail_at_byte(end, what);
+        js_.fail_at_byte(end - content + static_cast<std::uint64_t>(loc - batch_.data() - 1), what);
+    }
+    template <class Value>
+    std::optional<std::uint64_t> task_id_of(Value& v, std::string_view array, std::size_t index, std::string_view key) {
+        if (lenient_) return normalize_task_id(v);
+        std::uint64_t id = 0;
+        if (!read_task_id(v, id, why_)) fail_in_batch(fmt::format("{}[{}].{}: {}", array, index, key, why_));
+        return id;
+    }
+
     void read_edges(deps_graph& g) {
         raw_edges.clear();
         g.edges_usable = js_.peek() == '[';
         if (!g.edges_usable) {
+            if (!lenient_) js_.fail(fmt::format("edges: expected an array, found {}", js_.peek_kind()));
             js_.skip();
             return;
         }
         js_.enter_array();
         std::uint32_t seq = 0;
-        for_each_item([&](simdjson::ondemand::value& edge, std::size_t) {
+        for_each_item([&](simdjson::ondemand::value& edge, std::size_t index) {
             simdjson::ondemand::object obj;
-            if (edge.get_object().get(obj) != simdjson::SUCCESS) return;  // non-object edges are ignored
+            if (edge.get_object().get(obj) != simdjson::SUCCESS) {
+                if (!lenient_) fail_in_batch(fmt::format("edges[{}]: expected an object {{pred, succ}}", index));
+                return;  // leniently, non-object edges are ignored
+            }
             std::optional<std::uint64_t> pred, succ;
             for (auto field : obj) {
                 std::string_view k;
                 if (field.unescaped_key().get(k) != simdjson::SUCCESS) js_.fail("edges: invalid key");
                 simdjson::ondemand::value v;
                 if (field.value().get(v) != simdjson::SUCCESS) js_.fail("edges: invalid JSON");
-                if (k == "pred") pred = normalize_task_id(v);
-                if (k == "succ") succ = normalize_task_id(v);
+                if (k == "pred" || k == "succ") {
+                    if ((k == "pred" ? pred : succ) && !lenient_)
+                        fail_in_batch(fmt::format("edges[{}]: duplicate key \"{}\"", index, k));
+                    (k == "pred" ? pred : succ) = task_id_of(v, "edges", index, k);
+                }
             }
+            if (!lenient_ && (!pred || !succ))
+                fail_in_batch(fmt::format("edges[{}]: missing required member \"{}\"", index, pred ? "succ" : "pred"));
             if (pred && succ) {
                 if (seq == UINT32_MAX) js_.fail("too many edges");
                 raw_edges.push_back({deps_edge{*pred, *succ}, seq++});
@@ -197,6 +233,7 @@ private:
         std::size_t index = 0;
         simdjson::padded_string_view batch;
         while (js_.capture_batch(std::size_t{256} << 10, batch) != 0) {
+            batch_ = std::string_view(batch);
             if (parser_.iterate(batch).get(doc_) != simdjson::SUCCESS) js_.fail("invalid JSON");
             simdjson::ondemand::array arr;
             if (doc_.get_array().get(arr) != simdjson::SUCCESS) js_.fail("invalid JSON");
@@ -212,13 +249,17 @@ private:
         g.kernels.clear();
         g.blocks.clear();
         if (js_.peek() != '[') {
+            if (!lenient_) js_.fail(fmt::format("tasks: expected an array, found {}", js_.peek_kind()));
             js_.skip();
             return;
         }
         js_.enter_array();
         for_each_item([&](simdjson::ondemand::value& task_value, std::size_t index) {
             simdjson::ondemand::object obj;
-            if (task_value.get_object().get(obj) != simdjson::SUCCESS) return;  // non-object tasks are ignored
+            if (task_value.get_object().get(obj) != simdjson::SUCCESS) {
+                if (!lenient_) fail_in_batch(fmt::format("tasks[{}]: expected an object", index));
+                return;  // leniently, non-object tasks are ignored
+            }
             std::optional<std::uint64_t> id;
             std::int64_t kids[3] = {-1, -1, -1};
             bool have_kids = false;
@@ -229,17 +270,23 @@ private:
                 simdjson::ondemand::value v;
                 if (field.value().get(v) != simdjson::SUCCESS) js_.fail("tasks: invalid JSON");
                 if (k == "task_id") {
-                    id = normalize_task_id(v);
+                    id = task_id_of(v, "tasks", index, "task_id");
                 } else if (k == "kernel_ids") {
                     have_kids = read_kernel_ids(v, kids, index);
+                    if (!have_kids && !lenient_)
+                        fail_in_batch(fmt::format("tasks[{}].kernel_ids: expected an array of 3 integers", index));
                 } else if (k == "block_num") {
-                    // int(block_num), falling back to 1 when it is not a number.
+                    // int(block_num), falling back to 1 when it is not a number (leniently).
                     int128 b = 1;
-                    if (!read_integer(v, b, why_)) b = 1;
+                    if (!read_integer(v, b, why_)) {
+                        if (!lenient_) fail_in_batch(fmt::format("tasks[{}].block_num: {}", index, why_));
+                        b = 1;
+                    }
                     if (b > INT64_MAX) b = INT64_MAX;
                     block_num = b < 1 ? 1 : static_cast<std::int64_t>(b);
                 }
             }
+            if (!id && !lenient_) fail_in_batch(fmt::format("tasks[{}]: missing required member \"task_id\"", index));
             if (id) {
                 if (have_kids) g.kernels.push_back({*id, {kids[0], kids[1], kids[2]}});
                 g.blocks.push_back({*id, block_num});
@@ -271,8 +318,10 @@ private:
     }
 
     json_stream js_;
+    bool lenient_;
     simdjson::ondemand::parser parser_;
     simdjson::ondemand::document doc_;
+    std::string_view batch_;  // the batch being parsed
     std::string why_;
 };
 
@@ -341,26 +390,31 @@ inline void index_edges(deps_graph& g, std::vector<std::pair<deps_edge, std::uin
 // and fails.
 enum class deps_policy { optional, required };
 
-// Loads deps.json. With deps_policy::optional (the converter), invalid JSON is
-// a warning printed to `warnings` and leaves edges_usable false. With
-// deps_policy::required, a missing or invalid file throws input_error and a
+// Loads deps.json. A file that is there and invalid throws input_error,
+// except leniently with deps_policy::optional (the converter, as the
+// reference): then invalid JSON is a warning printed to `warnings` and leaves
+// edges_usable false. A missing file is no deps with deps_policy::optional
+// and an input_error with deps_policy::required; leniently and required, a
 // missing `edges` key reads as no edges. A kernel_ids entry that is not
 // integers is an error either way, as in the reference.
 inline deps_graph load_deps_graph(const std::string& path, std::FILE* warnings = stderr,
-                                  deps_policy policy = deps_policy::optional) {
+                                  deps_policy policy = deps_policy::optional, bool lenient = false) {
     deps_graph g;
     std::error_code ec;
-    g.file_exists = std::filesystem::exists(path, ec);
+    // A symlink that does not resolve (dangling, a loop) is a deps.json that
+    // is there and broken, not an absent one: reading it names the problem.
+    std::error_code link_ec;
+    g.file_exists = std::filesystem::exists(path, ec) || std::filesystem::is_symlink(path, link_ec);
     if (!g.file_exists) {
         if (policy == deps_policy::required) throw input_error(fmt::format("{}: no such file", path));
         return g;
     }
-    detail::deps_reader reader(path);
+    detail::deps_reader reader(path, lenient);
     try {
         reader.read(g);
     } catch (const input_error& e) {
         const std::string_view msg = e.what();
-        if (policy == deps_policy::required || msg.find(".kernel_ids[") != std::string_view::npos) throw;
+        if (!lenient || policy == deps_policy::required || msg.find(".kernel_ids[") != std::string_view::npos) throw;
         if (warnings) fmt::print(warnings, "Warning: failed to read {}\n", msg);
         deps_graph unusable;
         unusable.file_exists = true;

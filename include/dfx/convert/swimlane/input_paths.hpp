@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "dfx/schema/artefact_names.hpp"
+
 namespace dfx::convert::swimlane {
 
 // pathlib's normalisation: drop empty and "." components (".." is kept).
@@ -51,7 +53,7 @@ inline std::optional<std::string> newest_records_file() {
     std::optional<std::string> best;
     fs::file_time_type best_time{};
     for (fs::directory_iterator it("outputs", ec), end; !ec && it != end; it.increment(ec)) {
-        const fs::path candidate = it->path() / "chip_swimlane_records.json";
+        const fs::path candidate = it->path() / schema::records_file;
         std::error_code ec2;
         if (!fs::is_regular_file(candidate, ec2)) continue;
         const auto t = fs::last_write_time(candidate, ec2);

@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -26,6 +27,7 @@
 #include "dfx/convert/common/input_error.hpp"
 #include "dfx/convert/common/input_file.hpp"
 #include "dfx/convert/common/json_value.hpp"
+#include "dfx/schema/artefact_names.hpp"
 
 namespace dfx::convert::swimlane {
 
@@ -79,9 +81,11 @@ inline name_map load_name_map(const std::string& path) {
     if (doc.get_object().get(obj) != simdjson::SUCCESS) fail("expected a JSON object");
     name_map m;
     std::string why;
+    std::set<std::string, std::less<>> keys;  // a repeated key: one of its values would be ignored
     for (auto field : obj) {
         std::string_view key;
         if (field.unescaped_key().get(key) != simdjson::SUCCESS) fail("invalid JSON");
+        if (!keys.emplace(key).second) fail(fmt::format("duplicate top-level key \"{}\"", detail::printable_key(std::string(key))));
         simdjson::ondemand::value v;
         if (field.value().get(v) != simdjson::SUCCESS) fail("invalid JSON");
         if (key == "orchestrator_name") {
@@ -101,10 +105,13 @@ inline name_map load_name_map(const std::string& path) {
             if (is_null(v)) continue;
             simdjson::ondemand::object names;
             if (v.get_object().get(names) != simdjson::SUCCESS) fail("callable_id_to_name: expected an object");
+            std::set<std::string, std::less<>> ids;
             for (auto entry : names) {
                 std::string_view id;
                 if (entry.unescaped_key().get(id) != simdjson::SUCCESS) fail("invalid JSON");
                 const std::string id_s(id);
+                if (!ids.emplace(id_s).second)
+                    fail(fmt::format("callable_id_to_name: duplicate key \"{}\"", detail::printable_key(id_s)));
                 simdjson::ondemand::value n;
                 if (entry.value().get(n) != simdjson::SUCCESS) fail("invalid JSON");
                 std::string s;
@@ -125,8 +132,9 @@ inline std::optional<std::string> find_sibling_name_map(const std::string& input
     for (fs::directory_iterator it(parent.empty() ? fs::path(".") : parent, ec), end; !ec && it != end;
          it.increment(ec)) {
         const std::string name = it->path().filename().string();
-        if (name.rfind("name_map", 0) == 0 && name.size() >= 13 && name.substr(name.size() - 5) == ".json" &&
-            it->is_regular_file(ec)) {
+        // Not only regular files: a directory, FIFO or symlink loop of that
+        // name is a corrupt sidecar, which loading reports.
+        if (schema::is_name_map_file_name(name)) {
             candidates.push_back(parent.empty() ? fs::path(name) : parent / name);
         }
     }

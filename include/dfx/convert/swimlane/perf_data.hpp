@@ -143,9 +143,10 @@ struct string_appender {  // the Out interface of append_* over a std::string
 }  // namespace detail
 
 // Reads and converts a records file. Warnings (unmatched AICPU rows) go to
-// `warnings`; bad input throws input_error.
-inline perf_data load_perf_data(const std::string& path, std::FILE* warnings = stderr) {
-    records_file rf = read_records_file(path);
+// `warnings`; bad input throws input_error. `lenient`: negative times and ids
+// read as the reference reads them (records_reader.hpp).
+inline perf_data load_perf_data(const std::string& path, std::FILE* warnings = stderr, bool lenient = false) {
+    records_file rf = read_records_file(path, lenient);
     auto fail = [&](std::string_view what) { throw input_error(fmt::format("{}: {}", path, what)); };
 
     perf_data pd;

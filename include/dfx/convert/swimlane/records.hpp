@@ -11,13 +11,17 @@
 // need a second copy of millions of records.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "dfx/convert/common/json_value.hpp"
+#include "dfx/schema/phase_kinds.hpp"
 
 namespace dfx::convert::swimlane {
 
@@ -39,11 +43,16 @@ struct aicpu_row {
     std::uint32_t core = 0;
 };
 
-// Scheduler phase kinds the tools distinguish (spec §1.3), plus dfxkit's
-// `generic` (a scheduler that is not Simpler's), which the trace draws like an
-// outer phase although the reference converter skips it. Everything else,
-// including the legacy scan/poll/idle/fanout/prestage strings, is `other`:
-// the converter does not render those and the analysis ignores them.
+// Scheduler phase kinds the tools distinguish (spec §1.3, named once in
+// schema/phase_kinds.hpp), plus dfxkit's `generic` (a scheduler that is not
+// Simpler's), which the trace draws like an outer phase although the
+// reference converter skips it. Everything else, including the legacy
+// scan/poll/idle/fanout/prestage strings, is `other`: the converter does not
+// render those and the analysis ignores them.
+//
+// Unlike schema::phase_kind this is a dense index (0 .. other), in the order
+// the trace's per-kind tables (colours in trace_writer.hpp) are laid out;
+// wire_kind_of maps it to the schema's kind and so to its name.
 enum class phase_kind : std::uint8_t {
     complete,
     async_poll,
@@ -62,19 +71,32 @@ enum class phase_kind : std::uint8_t {
     other,
 };
 
-inline constexpr const char* phase_kind_names[] = {
-    "complete",      "async_poll",    "dispatch",     "release",  "resolve",
-    "early_dispatch", "dummy",        "drain",        "drain_prepare", "drain_publish",
-    "graph_prepare", "dummy_task",    "predicated_skip", "generic",       "other",
+// Indexed by phase_kind (all but `other`).
+inline constexpr schema::phase_kind wire_kind_of[] = {
+    schema::phase_kind::complete,      schema::phase_kind::async_poll,      schema::phase_kind::dispatch,
+    schema::phase_kind::release,       schema::phase_kind::resolve,         schema::phase_kind::early_dispatch,
+    schema::phase_kind::dummy,         schema::phase_kind::drain,           schema::phase_kind::drain_prepare,
+    schema::phase_kind::drain_publish, schema::phase_kind::graph_prepare,   schema::phase_kind::dummy_task,
+    schema::phase_kind::predicated_skip, schema::phase_kind::generic,
 };
+static_assert(std::size(wire_kind_of) == static_cast<std::size_t>(phase_kind::other) &&
+                  std::size(wire_kind_of) == schema::phase_kinds.size(),
+              "every schema phase kind has one index here");
 
-inline phase_kind phase_kind_from(std::string_view s) noexcept {
-    for (int i = 0; i < static_cast<int>(phase_kind::other); ++i) {
-        if (s == phase_kind_names[i]) return static_cast<phase_kind>(i);
-    }
+inline constexpr std::string_view other_phase_kind_name = "other";
+
+constexpr phase_kind phase_kind_from(std::string_view s) noexcept {
+    const auto wire = schema::phase_kind_from_name(s);
+    if (!wire) return phase_kind::other;
+    for (std::size_t i = 0; i < std::size(wire_kind_of); ++i)
+        if (wire_kind_of[i] == *wire) return static_cast<phase_kind>(i);
     return phase_kind::other;
 }
-inline const char* name_of(phase_kind k) noexcept { return phase_kind_names[static_cast<int>(k)]; }
+constexpr std::string_view name_of(phase_kind k) noexcept {
+    return k == phase_kind::other ? other_phase_kind_name : schema::phase_kind_name(wire_kind_of[static_cast<std::size_t>(k)]);
+}
+static_assert(phase_kind_from("async_poll") == phase_kind::async_poll && name_of(phase_kind::generic) == "generic" &&
+              phase_kind_from("fanout") == phase_kind::other);
 
 // One `aicpu_scheduler_phases[thread][i]` object.
 struct sched_record {

@@ -9,7 +9,10 @@
 // element, a number that does not fit or a truncated file throws
 // input_error naming the file, the element ("aicore_tasks[12][3]") and what
 // is wrong. Unknown keys are skipped (after validation), as the reference
-// reader ignores them.
+// reader ignores them. A cycle count, time or task id that is negative is an
+// error too (the reference takes a negative start at face value: -5 became
+// an 828 us slice), unless lenient(): then it reads as the reference does.
+// A repeated top-level key is refused by json_stream.
 #pragma once
 
 #include <simdjson.h>
@@ -37,6 +40,12 @@ public:
     explicit records_reader(std::string path, std::size_t chunk_bytes = std::size_t{1} << 20,
                             std::size_t batch_bytes = default_batch_bytes)
         : js_(std::move(path), chunk_bytes), batch_bytes_(batch_bytes) {}
+
+    // Keep the reference's reading of negative times and ids (see the top).
+    records_reader& lenient(bool on) {
+        lenient_ = on;
+        return *this;
+    }
 
     records_file read() {
         out_.path = js_.path();
@@ -72,17 +81,29 @@ private:
     using value = simdjson::ondemand::value;
 
     // Inside for_each_item the stream may be scanning ahead on its own
-    // thread: errors name the end of the batch being parsed instead.
+    // thread: errors name where simdjson is in the batch being parsed (just
+    // past the value at fault), mapped back to the file.
     [[noreturn]] void fail_at(std::string_view where, std::string_view what) {
         const std::string message = fmt::format("{}: {}", where, what);
-        if (batch_end_) js_.fail_at_byte(*batch_end_, message);
+        if (batch_end_) js_.fail_at_byte(byte_in_batch(), message);
         js_.fail(message);
+    }
+    // A batch is '[' + a run of the file's bytes ending at *batch_end_ + ']'.
+    std::uint64_t byte_in_batch() {
+        const char* loc = nullptr;
+        const std::size_t content = batch_.size() >= 2 ? batch_.size() - 2 : 0;
+        if (doc_.current_location().get(loc) != simdjson::SUCCESS || loc <= batch_.data() ||
+            loc > batch_.data() + content)
+            return *batch_end_;
+        return *batch_end_ - content + static_cast<std::uint64_t>(loc - batch_.data() - 1);
     }
 
     // Parses the next value of the stream as its own simdjson document.
     simdjson::ondemand::document& parse_next(std::string_view where) {
         auto text = js_.capture();
-        if (parser_.iterate(text).get(doc_) != simdjson::SUCCESS) fail_at(where, "invalid JSON");
+        // simdjson's reason says what the stream does not check (invalid UTF-8).
+        if (const auto err = parser_.iterate(text).get(doc_); err != simdjson::SUCCESS)
+            fail_at(where, fmt::format("invalid JSON: {}", simdjson::error_message(err)));
         return doc_;
     }
 
@@ -95,9 +116,16 @@ private:
     }
     template <class V, class Where>
     std::uint64_t timestamp(V& v, const Where& where) {
-        // Timestamps <= 0 mean "absent" to every consumer: keep them as 0.
+        // 0 means "absent" to every consumer; so does a negative time, leniently.
         const int128 x = integer(v, where);
+        if (x < 0) negative_time(x, where);
+        if (x > INT64_MAX) fail_at(where(), "expected a non-negative integer cycle count, found one above 2^63-1");
         return x <= 0 ? 0 : static_cast<std::uint64_t>(x);
+    }
+    template <class Where>
+    void negative_time(int128 x, const Where& where) {
+        if (!lenient_)
+            fail_at(where(), fmt::format("expected a non-negative integer cycle count, found {}", to_decimal(x)));
     }
     template <class V, class Where>
     std::int64_t int64(V& v, const Where& where) {
@@ -105,10 +133,20 @@ private:
         if (x > INT64_MAX || x < INT64_MIN) fail_at(where(), "integer out of range");
         return static_cast<std::int64_t>(x);
     }
+    // A counter (loop_iter, tasks_processed, pop_hit, submit_idx, ...): negative only leniently.
+    template <class V, class Where>
+    std::int64_t counter(V& v, const Where& where) {
+        const std::int64_t x = int64(v, where);
+        if (x < 0 && !lenient_) fail_at(where(), fmt::format("expected a non-negative integer count, found {}", x));
+        return x;
+    }
     template <class V, class Where>
     std::uint64_t task_id(V& v, const Where& where) {
-        // Negative ids are masked to u64, like the reference's normalisation.
-        return static_cast<std::uint64_t>(integer(v, where));
+        // Leniently, negative ids are masked to u64, like the reference's normalisation.
+        const int128 x = integer(v, where);
+        if (x < 0 && !lenient_)
+            fail_at(where(), fmt::format("expected a non-negative integer task id, found {}", to_decimal(x)));
+        return static_cast<std::uint64_t>(x);
     }
     template <class V, class Where>
     std::string str_value(V& v, const Where& where) {
@@ -151,7 +189,9 @@ private:
         } clear{batch_end_};
         js_.for_each_batch(batch_bytes_, [&](simdjson::padded_string_view batch, std::uint64_t end_offset) {
             batch_end_ = end_offset;
-            if (parser_.iterate(batch).get(doc_) != simdjson::SUCCESS) fail_at(where_array(), "invalid JSON");
+            batch_ = std::string_view(batch);
+            if (const auto err = parser_.iterate(batch).get(doc_); err != simdjson::SUCCESS)
+                fail_at(where_array(), fmt::format("invalid JSON: {}", simdjson::error_message(err)));
             simdjson::ondemand::array arr;
             if (doc_.get_array().get(arr) != simdjson::SUCCESS) fail_at(where_array(), "invalid JSON");
             for (auto el : arr) {
@@ -192,7 +232,12 @@ private:
                                              n));
             }
             if (col[0] < 0 || col[0] > UINT32_MAX) fail_at(where(), "core_id out of range");
+            if (col[1] < 0 && !lenient_) fail_at(where(), "task_token_raw must not be negative");
             if (col[2] < 0) fail_at(where(), "reg_task_id must not be negative");
+            for (const std::size_t c : {std::size_t{3}, std::size_t{4}}) {
+                if (col[c] < 0) negative_time(col[c], [&] { return fmt::format("aicore_tasks[{}][{}]", row, c); });
+                if (col[c] > INT64_MAX) fail_at(fmt::format("aicore_tasks[{}][{}]", row, c), "cycle count above 2^63-1");
+            }
             if (col[5] < 0) fail_at(where(), "receive_to_start_cycles must not be negative");
             aicore_row r;
             r.core = static_cast<std::uint32_t>(col[0]);
@@ -229,6 +274,10 @@ private:
             }
             if (col[0] < 0 || col[0] > UINT32_MAX) fail_at(where(), "core_id out of range");
             if (col[1] < 0) fail_at(where(), "reg_task_id must not be negative");
+            for (const std::size_t c : {std::size_t{2}, std::size_t{3}}) {
+                if (col[c] < 0) negative_time(col[c], [&] { return fmt::format("aicpu_tasks[{}][{}]", row, c); });
+                if (col[c] > INT64_MAX) fail_at(fmt::format("aicpu_tasks[{}][{}]", row, c), "cycle count above 2^63-1");
+            }
             aicpu_row r;
             r.core = static_cast<std::uint32_t>(col[0]);
             r.reg = static_cast<std::uint64_t>(col[1]);
@@ -279,14 +328,14 @@ private:
             } else if (key == "end_cycles") {
                 r.end_cycles = timestamp(v, at);
             } else if (key == "loop_iter") {
-                r.loop_iter = int64(v, at);
+                r.loop_iter = counter(v, at);
             } else if (key == "tasks_processed") {
-                r.tasks_processed = int64(v, at);
+                r.tasks_processed = counter(v, at);
                 r.has_tasks_processed = true;
             } else if (key == "pop_hit") {
-                r.pop_hit = int64(v, at);
+                r.pop_hit = counter(v, at);
             } else if (key == "pop_miss") {
-                r.pop_miss = int64(v, at);
+                r.pop_miss = counter(v, at);
             } else if (key == "task_id") {
                 if (!is_null(v)) {
                     r.task_id = task_id(v, at);
@@ -316,7 +365,7 @@ private:
             const std::size_t idx = n;
             const int128 x = integer(e, [&] { return fmt::format("{}[{}]", where(), idx); });
             if (n < 3) {
-                if (x < INT32_MIN || x > INT32_MAX) fail_at(where(), "queue depth out of range");
+                if (x < INT32_MIN || x > INT32_MAX || (x < 0 && !lenient_)) fail_at(where(), "queue depth out of range");
                 out[n] = static_cast<std::int32_t>(x);
             }
             ++n;
@@ -351,7 +400,7 @@ private:
                     } else if (k == end_key) {
                         r.end = timestamp(v, at);
                     } else if (k == "submit_idx") {
-                        r.submit_idx = int64(v, at);
+                        r.submit_idx = counter(v, at);
                     } else if (k == "task_id") {
                         const int128 id = integer(v, at);
                         r.task_id = raw_task_id{static_cast<std::uint64_t>(id), id < 0};
@@ -596,14 +645,18 @@ private:
     static constexpr std::size_t default_batch_bytes = std::size_t{256} << 10;
 
     json_stream js_;
+    bool lenient_ = false;
     std::size_t batch_bytes_;
     simdjson::ondemand::parser parser_;
     simdjson::ondemand::document doc_;
     records_file out_;
     std::string why_;
     std::optional<std::uint64_t> batch_end_;  // set while for_each_item parses a batch
+    std::string_view batch_;                  // that batch
 };
 
-inline records_file read_records_file(const std::string& path) { return records_reader(path).read(); }
+inline records_file read_records_file(const std::string& path, bool lenient = false) {
+    return records_reader(path).lenient(lenient).read();
+}
 
 }  // namespace dfx::convert::swimlane
