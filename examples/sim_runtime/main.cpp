@@ -31,6 +31,8 @@
 #include <CLI/CLI.hpp>
 
 #include "dfx/config/cli_flags.hpp"
+#include "dfx/io/json_string.hpp"
+#include "dfx/io/temp_files.hpp"
 #include "dfx/schema/artefact_names.hpp"
 #include "dfx/schema/l3_layout.hpp"
 #include "report.hpp"
@@ -166,9 +168,11 @@ std::vector<dispatch_result> run_l3_pass(const sim::run_request& base_request, c
                 try {
                     if (dfx_on) {
                         // What ran here: func ids are per program, so names resolve through it.
-                        const std::string marker =
-                            "{\"" + std::string(dfx::schema::dispatch_program_key) + "\": \"" + rq.workload + "\"}";
-                        dfx::write_atomically(rq.prefix / dfx::schema::dispatch_program_file, [&](std::FILE* f) {
+                        // json.dumps({"program": name}) in the reference: default separators, ascii.
+                        constexpr auto ascii = dfx::io::json_string_style::ascii;
+                        const std::string marker = "{" + dfx::io::json_string(dfx::schema::dispatch_program_key, ascii) +
+                                                   ": " + dfx::io::json_string(rq.workload, ascii) + "}";
+                        dfx::write_artefact(rq.prefix / dfx::schema::dispatch_program_file, [&](std::FILE* f) {
                             return std::fwrite(marker.data(), 1, marker.size(), f) == marker.size();
                         });
                     }
@@ -203,6 +207,8 @@ bool report_l3(const std::vector<dispatch_result>& results, bool hints) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // Artefact temporaries (io/atomic_file.hpp) go with the process on SIGINT / SIGTERM.
+    dfx::io::remove_temp_files_on_signal();
     CLI::App app{"dfx-sim: a simulated task-graph chip (orchestrator, AICPU schedulers, AICore workers) "
                  "running real kernels with dfxkit's collectors linked in", "dfx-sim"};
     app.set_version_flag("--version", "dfx-sim " DFX_VERSION);

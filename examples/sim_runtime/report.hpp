@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <string>
 
-#include "dfx/output/atomic_file.hpp"
+#include "dfx/output/artefact_file.hpp"
 #include "dfx/output/text_writer.hpp"
 #include "dfx/transport/accounting.hpp"
 #include "run.hpp"
@@ -112,7 +112,7 @@ inline void print_hints(std::FILE* out, const run_result& r, hint_options option
 // with task ids as decimal strings, as deps.json writes them; a task's
 // arg_types are dfx::arg_type codes, dumps its level-1 marks.
 inline void write_sim_graph(const std::filesystem::path& path, const std::string& workload, const run_result& r) {
-    dfx::write_atomically(path, [&](std::FILE* f) {
+    dfx::write_artefact(path, [&](std::FILE* f) {
         dfx::text_writer out(f);
         out.raw("{\"workload\":").string(workload);
         out.raw(",\"tasks_run\":").number(r.tasks_completed).raw(",\"dispatches\":").number(r.dispatches);

@@ -7,7 +7,7 @@
 #include "dfx/output/args_dump_host.hpp"
 #include "dfx/output/args_dump_json.hpp"
 #include "dfx/output/artefact_set.hpp"
-#include "dfx/output/atomic_file.hpp"
+#include "dfx/output/artefact_file.hpp"
 #include "dfx/output/channel_registry.hpp"
 #include "dfx/output/chip_swimlane_json.hpp"
 #include "dfx/output/dep_gen_host.hpp"

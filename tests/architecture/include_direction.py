@@ -6,21 +6,24 @@ header under include/dfx/<layer>/ (and of the umbrella include/dfx/<layer>.hpp)
 must name a layer that <layer> may depend on:
 
     schema     nothing (the on-disk contract as data; standard headers only)
+    io         nothing (the JSON string escaper and the temp-and-rename
+               writer; standard and POSIX headers only)
     policy     nothing
     record     policy, schema
     transport  record, policy, schema
     collect    transport, record, policy, schema
-    output     collect, transport, record, policy, schema
-    session    output, collect, transport, record, policy, config, schema
+    output     collect, transport, record, policy, schema, io
+    session    output, collect, transport, record, policy, config, schema, io
     config     policy only
-    convert    schema and record only (never transport, collect, output)
+    convert    schema, record and io only (never transport, collect, output)
 
 The umbrella include/dfx/dfx.hpp may include every layer but convert (the
 converters are offline tools, not part of what a runtime includes), and
 include/dfx/cxx20.hpp (the C++20 gate every umbrella opens with) may be
 included by anyone and includes nothing. Headers of policy/, record/,
 transport/ and collect/ (the device side) include no simdjson, {fmt} or
-CLI11, and schema/ includes nothing but the standard library.
+CLI11, schema/ includes nothing but the standard library, and io/ nothing
+but the standard library, POSIX and its own headers.
 
   include_direction.py INCLUDE_DIR         check the tree; exit 1 listing
                                            every offending line
@@ -39,14 +42,15 @@ from pathlib import Path
 
 ALLOWED = {
     "schema": set(),
+    "io": set(),
     "policy": set(),
     "record": {"policy", "schema"},
     "transport": {"record", "policy", "schema"},
     "collect": {"transport", "record", "policy", "schema"},
-    "output": {"collect", "transport", "record", "policy", "schema"},
-    "session": {"output", "collect", "transport", "record", "policy", "config", "schema"},
+    "output": {"collect", "transport", "record", "policy", "schema", "io"},
+    "session": {"output", "collect", "transport", "record", "policy", "config", "schema", "io"},
     "config": {"policy"},
-    "convert": {"schema", "record"},
+    "convert": {"schema", "record", "io"},
 }
 DEVICE_LAYERS = ("policy", "record", "transport", "collect")
 BASE = "cxx20"             # include/dfx/cxx20.hpp: includable by anyone
@@ -99,6 +103,9 @@ def check(include_dir: Path) -> list[str]:
             if layer in DEVICE_LAYERS and THIRD_PARTY_HOST.match(target):
                 problems.append(f"{where}: {layer}/ is device side and includes no simdjson, {{fmt}} or CLI11")
                 continue
+            if layer == "io" and THIRD_PARTY_HOST.match(target):
+                problems.append(f"{where}: io/ includes only standard and POSIX headers (and its own)")
+                continue
             dep = layer_of_include(target)
             if dep is None or dep == layer or dep == BASE:
                 continue
@@ -121,12 +128,20 @@ def self_test(include_dir: Path) -> bool:
         shutil.copytree(include_dir, copy)
         bad = copy / "dfx" / "convert" / "bad_include_probe.hpp"
         bad.write_text('#pragma once\n#include "dfx/output/pmu_csv.hpp"\n', encoding="utf-8")
+        leaf = copy / "dfx" / "io" / "bad_include_probe.hpp"
+        leaf.write_text('#pragma once\n#include "dfx/schema/artefact_names.hpp"\n#include <fmt/format.h>\n',
+                        encoding="utf-8")
         problems = check(copy)
-        flagged = [p for p in problems if "bad_include_probe.hpp:2" in p and "convert -> output" in p]
+        flagged = [p for p in problems if "convert/bad_include_probe.hpp:2" in p and "convert -> output" in p]
         if not flagged:
             print("self-test FAILED: a convert/ header including output/ was not flagged", file=sys.stderr)
             return False
-        print(f"self-test: the deliberately bad include is flagged:\n  {flagged[0]}")
+        leaf_flagged = [p for p in problems if "io/bad_include_probe.hpp:2" in p and "io -> schema" in p]
+        leaf_flagged += [p for p in problems if "io/bad_include_probe.hpp:3" in p and "io/ includes only" in p]
+        if len(leaf_flagged) != 2:
+            print("self-test FAILED: an io/ header including schema/ or {fmt} was not flagged", file=sys.stderr)
+            return False
+        print(f"self-test: the deliberately bad includes are flagged:\n  {flagged[0]}\n  " + "\n  ".join(leaf_flagged))
         return True
 
 

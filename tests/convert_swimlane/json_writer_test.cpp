@@ -20,7 +20,7 @@
 
 #include "dfx/convert/common/background_writer.hpp"
 #include "dfx/convert/common/json_writer.hpp"
-#include "dfx/output/atomic_file.hpp"
+#include "dfx/io/atomic_file.hpp"
 #include "scratch_dir.hpp"
 
 using swimlane_test::scratch_dir;
@@ -198,7 +198,7 @@ TEST_CASE("a device path is written in place, never replaced") {
         w.append("{}");
         w.commit();
     }
-    dfx::write_atomically("/dev/null", [](std::FILE* f) { return std::fputs("<html/>", f) >= 0; });
+    dfx::io::write_atomically("/dev/null", [](std::FILE* f) { return std::fputs("<html/>", f) >= 0; });
     struct stat st {};
     REQUIRE(::stat("/dev/null", &st) == 0);
     CHECK(S_ISCHR(st.st_mode));

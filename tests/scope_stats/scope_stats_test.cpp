@@ -117,6 +117,22 @@ TEST_CASE("heap offsets are unrolled across wraps, per ring and side") {
     CHECK(text.find("\"heap_max\": [1024, 4096, 1024, 1024]") != std::string::npos);
 }
 
+TEST_CASE("a site is written as the reference writes it, UTF-8 as is, and still valid JSON") {
+    // The reference prints the site unescaped: a UTF-8 file name comes out as
+    // its bytes. A quote or a control character, which would break the
+    // reference's line, is escaped.
+    const std::string text = run([](view_type& v) {
+        v.scope_begin([] { return dfx::scope_sample{}; }, nullptr, 0);
+        v.scope_begin([] { return dfx::scope_sample{}; }, "caf\xc3\xa9.cpp", 3);
+        v.scope_begin([] { return dfx::scope_sample{}; }, "a\"b\x01" "c\td.cpp", 4);  // no / or \\: those start the basename
+        v.scope_end([] { return dfx::scope_sample{}; });
+        v.scope_end([] { return dfx::scope_sample{}; });
+        v.scope_end([] { return dfx::scope_sample{}; });
+    });
+    CHECK(text.find("{\"site\": \"caf\xc3\xa9.cpp:3\", \"phase\": \"begin\"") != std::string::npos);
+    CHECK(text.find(R"({"site": "a\"b\u0001c\td.cpp:4", "phase": "begin")") != std::string::npos);
+}
+
 TEST_CASE("rings stop at 3; scopes beyond the depth cap are not recorded, begin nor end") {
     const std::string text = run([](view_type& v) {
         for (int d = 0; d < 70; ++d) v.scope_begin([] { return dfx::scope_sample{}; }, "deep.cpp", d);

@@ -50,6 +50,21 @@ TEST_CASE("null orchestrator, L3 file name, sanitised case names, escaping") {
           "    \"7\": \"say \\\"hi\\\"\\\\\\u00e9\\ud83d\\ude00\\n\"\n"
           "  }\n"
           "}\n");
+    // json.dumps escapes DEL too (everything outside 0x20..0x7e), and writes
+    // \b and \f with their short escapes.
+    dfx::kernel_table controls;
+    controls.add(1, "del\x7f bs\b ff\f nul" + std::string(1, '\0') + " us\x1f");
+    controls.add(2, "bad\xff utf-8");  // invalid UTF-8: U+FFFD, as decoding with errors="replace" gives
+    CHECK(dfx::write_name_map(dir, "controls", controls) == dir / "name_map_controls.json");
+    CHECK(read_file(dir / "name_map_controls.json") ==
+          "{\n"
+          "  \"level\": 2,\n"
+          "  \"orchestrator_name\": null,\n"
+          "  \"callable_id_to_name\": {\n"
+          "    \"1\": \"del\\u007f bs\\b ff\\f nul\\u0000 us\\u001f\",\n"
+          "    \"2\": \"bad\\ufffd utf-8\"\n"
+          "  }\n"
+          "}\n");
     CHECK(dfx::write_name_map(dir, "Test Class/case 1", table) == dir / "name_map_Test_Class_case_1.json");
     CHECK(dfx::write_name_map(dir, "empty", dfx::kernel_table{}).empty());
     CHECK_FALSE(std::filesystem::exists(dir / "name_map_empty.json"));

@@ -16,7 +16,7 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
-#include "dfx/convert/common/temp_files.hpp"
+#include "dfx/io/temp_files.hpp"
 
 #ifndef DFX_VERSION
 #error "DFX_VERSION is defined by tools/dfx/meson.build (the project's version)"
@@ -58,7 +58,7 @@ int finish(const CLI::App& app, int code) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    dfx::convert::remove_temp_files_on_signal();
+    dfx::io::remove_temp_files_on_signal();
     CLI::App app{"dfx: convert and inspect runtime DFX artefacts (swimlane, deps, args dump, PMU, scope stats)", "dfx"};
     app.set_version_flag("--version", "dfx " DFX_VERSION);
     app.require_subcommand(1);

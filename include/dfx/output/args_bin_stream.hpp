@@ -12,7 +12,14 @@
 // failed): such a payload is reported, never written short and unflagged.
 //
 // The file is a temporary beside args.bin until commit() renames it in
-// (after fsync), so a crash never leaves an args.bin that looks complete.
+// (after fsync), so a crash never leaves an args.bin that looks complete:
+// the one temp-and-rename writer, io/atomic_file.hpp, with the artefacts'
+// policy (artefact_file.hpp).
+//
+//   dfx::args_bin_stream bin(staging / "args_dump" / "args.bin", producers);   // throws output_error
+//   bin.consume(producer, chunks);   // from the drain threads, while the run goes
+//   bin.locate(producer, batch, offset, size);   // after the drain stopped
+//   bin.commit();                    // or bin.discard()
 #pragma once
 
 #include <algorithm>
@@ -29,10 +36,11 @@
 #include <utility>
 #include <vector>
 
-#include <fcntl.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "dfx/io/atomic_file.hpp"
+#include "dfx/output/artefact_file.hpp"
 #include "dfx/output/output_error.hpp"
 #include "dfx/record/args_dump_records.hpp"
 
@@ -41,13 +49,13 @@ namespace dfx {
 class args_bin_stream {
 public:
     args_bin_stream(std::filesystem::path final_path, std::uint32_t producers)
-        : final_path_(std::move(final_path)), temp_path_(final_path_.string() + ".tmp." + std::to_string(::getpid())),
-          producers_(producers) {
-        std::error_code ec;
-        std::filesystem::create_directories(final_path_.parent_path(), ec);
-        if (ec) throw output_error(final_path_.string() + ": cannot create its directory: " + ec.message());
-        fd_ = ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (fd_ < 0) throw output_error(final_path_.string() + ": cannot write: " + std::strerror(errno));
+        : final_path_(std::move(final_path)), producers_(producers) {
+        try {
+            file_.emplace(final_path_, artefact_file_options);
+        } catch (const io::write_error& e) {
+            throw output_error(e.what());
+        }
+        fd_ = file_->fd();
     }
     args_bin_stream(const args_bin_stream&) = delete;
     args_bin_stream& operator=(const args_bin_stream&) = delete;
@@ -125,30 +133,25 @@ public:
     // renamed. Throws output_error.
     void commit() {
         if (fd_ < 0) throw output_error(final_path_.string() + ": already committed or discarded");
-        bool ok = ::ftruncate(fd_, static_cast<off_t>(bytes_reserved())) == 0;
-        ok = ::fsync(fd_) == 0 && ok;
-        const int saved = errno;
-        ok = ::close(fd_) == 0 && ok;
         fd_ = -1;
-        std::error_code ec;
-        if (!ok) {
-            std::filesystem::remove(temp_path_, ec);
-            throw output_error(final_path_.string() + ": cannot write: " + std::strerror(saved ? saved : errno));
+        if (::ftruncate(file_->fd(), static_cast<off_t>(bytes_reserved())) != 0) {
+            const int err = errno;
+            file_.reset();  // removes the temporary
+            throw output_error(final_path_.string() + ": cannot write: " + std::strerror(err));
         }
-        std::filesystem::rename(temp_path_, final_path_, ec);
-        if (ec) {
-            std::filesystem::remove(temp_path_, ec);
-            throw output_error(final_path_.string() + ": cannot move into place: " + ec.message());
+        try {
+            file_->commit();
+        } catch (const io::write_error& e) {
+            file_.reset();
+            throw output_error(e.what());
         }
+        file_.reset();
     }
 
     // Drops the temporary file (nothing to publish, or an error).
     void discard() noexcept {
-        if (fd_ < 0) return;
-        ::close(fd_);
         fd_ = -1;
-        std::error_code ec;
-        std::filesystem::remove(temp_path_, ec);
+        file_.reset();
     }
 
 private:
@@ -249,8 +252,8 @@ private:
     }
 
     std::filesystem::path final_path_;
-    std::filesystem::path temp_path_;
-    int fd_ = -1;
+    std::optional<io::atomic_file> file_;  // until committed or discarded
+    int fd_ = -1;                          // file_'s descriptor, for pwritev
     std::vector<producer_state> producers_;  // sized once: concurrent consume() calls touch disjoint entries
     std::atomic<std::uint64_t> next_offset_{0};
     std::atomic<std::uint64_t> written_bytes_{0};

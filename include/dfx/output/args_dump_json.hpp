@@ -17,7 +17,7 @@
 #include <tuple>
 #include <vector>
 
-#include "dfx/output/atomic_file.hpp"
+#include "dfx/output/artefact_file.hpp"
 #include "dfx/output/text_writer.hpp"
 #include "dfx/record/args_dump_records.hpp"
 #include "dfx/record/tensor_view.hpp"
@@ -169,7 +169,7 @@ inline void write_args_dump_json(text_writer& out, const args_dump_header& h, co
 inline std::filesystem::path write_args_dump_json_file(const std::filesystem::path& prefix, const args_dump_header& h,
                                                        const std::vector<args_dump_entry>& entries) {
     const auto path = prefix / schema::args_dump_dir / schema::args_dump_manifest_file;
-    write_atomically(path, [&](std::FILE* f) {
+    write_artefact(path, [&](std::FILE* f) {
         text_writer out(f);
         write_args_dump_json(out, h, entries);
         return out.flush();

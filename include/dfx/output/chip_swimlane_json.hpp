@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "dfx/output/atomic_file.hpp"
+#include "dfx/output/artefact_file.hpp"
 #include "dfx/output/text_writer.hpp"
 #include "dfx/record/core_type.hpp"
 #include "dfx/record/swimlane_records.hpp"
@@ -155,7 +155,7 @@ inline std::filesystem::path write_chip_swimlane_records(const std::filesystem::
                                                           const swimlane_capture& capture) {
     if (!capture.has_data()) return {};
     const auto path = prefix / schema::records_file;
-    write_atomically(path, [&](std::FILE* f) {
+    write_artefact(path, [&](std::FILE* f) {
         text_writer out(f);
         write_chip_swimlane_json(out, capture);
         return out.flush();

@@ -19,7 +19,7 @@
 #include <string_view>
 #include <utility>
 
-#include "dfx/output/atomic_file.hpp"
+#include "dfx/output/artefact_file.hpp"
 #include "dfx/output/deps_replay.hpp"
 #include "dfx/output/output_error.hpp"
 #include "dfx/output/text_writer.hpp"
@@ -177,7 +177,7 @@ inline std::filesystem::path write_deps_json_file(const std::filesystem::path& p
     } catch (const output_error& e) {
         throw output_error(path.string() + ": not written: " + e.what());
     }
-    write_atomically(path, [&](std::FILE* f) {
+    write_artefact(path, [&](std::FILE* f) {
         text_writer out(f);
         write_deps_json(out, graph);
         return out.flush();

@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "dfx/output/atomic_file.hpp"
+#include "dfx/output/artefact_file.hpp"
 #include "dfx/output/text_writer.hpp"
 #include "dfx/schema/artefact_names.hpp"
 
@@ -75,7 +75,7 @@ inline std::filesystem::path write_name_map(const std::filesystem::path& prefix,
                           : std::string(schema::name_map_stem) + "_" + sanitize_case_name(case_name) +
                                 std::string(schema::name_map_extension);
     const auto path = prefix / file;
-    write_atomically(path, [&](std::FILE* f) {
+    write_artefact(path, [&](std::FILE* f) {
         text_writer out(f);
         write_name_map_json(out, table);
         return out.flush();

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "dfx/output/atomic_file.hpp"
+#include "dfx/output/artefact_file.hpp"
 #include "dfx/output/text_writer.hpp"
 #include "dfx/policy/pmu_event.hpp"
 #include "dfx/record/pmu_record.hpp"
@@ -64,7 +64,7 @@ inline std::filesystem::path write_pmu_csv_file(const std::filesystem::path& pre
                                                 const std::vector<pmu_row>& rows) {
     if (rows.empty()) return {};
     const auto path = prefix / schema::pmu_csv_file;
-    write_atomically(path, [&](std::FILE* f) {
+    write_artefact(path, [&](std::FILE* f) {
         text_writer out(f);
         write_pmu_csv(out, event, rows);
         return out.flush();

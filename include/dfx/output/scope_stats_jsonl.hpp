@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "dfx/output/atomic_file.hpp"
+#include "dfx/output/artefact_file.hpp"
 #include "dfx/output/text_writer.hpp"
 #include "dfx/record/scope_stats_records.hpp"
 #include "dfx/schema/artefact_names.hpp"
@@ -61,12 +61,14 @@ inline void write_scope_stats_jsonl(text_writer& out, const scope_stats_capture_
 
     for (const auto& r : records) {
         if (r.phase == scope_phase::fatal) continue;
-        // The site is a basename with its line. Escaped, unlike the
-        // reference's, so a quote in a file name cannot break the line.
+        // The site is a basename with its line. The reference writes it
+        // unescaped, so UTF-8 stays as it is here (the same bytes wherever
+        // its line is valid JSON), but a quote, a backslash or a control
+        // character in a file name is escaped and cannot break the line.
         std::string site(r.site, strnlen(r.site, scope_site_chars));
         site += ':';
         site += std::to_string(r.site_line);
-        out.raw("{\"site\": ").string(site);
+        out.raw("{\"site\": ").string(site, io::json_string_style::utf8);
         out.raw(", \"phase\": ").raw(r.phase == scope_phase::begin ? "\"begin\"" : "\"end\"");
         out.raw(", \"depth\": ").number(r.depth).raw(", \"ring\": ").number(r.ring);
         out.raw(", \"task_window_start\": ").number(r.task_start).raw(", \"task_window_end\": ").number(r.task_end);
@@ -80,7 +82,7 @@ inline std::filesystem::path write_scope_stats_file(const std::filesystem::path&
                                                     const scope_stats_capture_summary& summary,
                                                     const std::vector<scope_stats_record>& records) {
     const auto path = prefix / schema::scope_stats_dir / schema::scope_stats_file;
-    write_atomically(path, [&](std::FILE* f) {
+    write_artefact(path, [&](std::FILE* f) {
         text_writer out(f);
         write_scope_stats_jsonl(out, summary, records);
         return out.flush();

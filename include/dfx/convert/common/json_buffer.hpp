@@ -22,6 +22,8 @@
 #include <fmt/compile.h>
 #include <fmt/format.h>
 
+#include "dfx/io/json_string.hpp"
+
 namespace dfx::convert {
 
 // Writes the Python repr() of a finite double at `out` (at least 32 bytes)
@@ -50,34 +52,6 @@ void append_py_float(Out& out, double x) {
     }
     char tmp[40];
     out.append(std::string_view(tmp, py_float_chars(tmp, x)));
-}
-
-// Appends a JSON string literal (quotes and escapes). Non-ASCII UTF-8 is
-// written as is, which is valid JSON.
-template <class Out>
-void append_json_string(Out& out, std::string_view s) {
-    out.push_back('"');
-    std::size_t run = 0;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        const auto c = static_cast<unsigned char>(s[i]);
-        if (c >= 0x20 && c != '"' && c != '\\') continue;
-        out.append(s.substr(run, i - run));
-        run = i + 1;
-        switch (c) {
-            case '"': out.append(std::string_view{"\\\""}); break;
-            case '\\': out.append(std::string_view{"\\\\"}); break;
-            case '\n': out.append(std::string_view{"\\n"}); break;
-            case '\r': out.append(std::string_view{"\\r"}); break;
-            case '\t': out.append(std::string_view{"\\t"}); break;
-            default: {
-                char esc[8];
-                char* e = fmt::format_to(esc, "\\u{:04x}", c);
-                out.append(std::string_view(esc, static_cast<std::size_t>(e - esc)));
-            }
-        }
-    }
-    out.append(s.substr(run));
-    out.push_back('"');
 }
 
 // Bytes being formatted: the append_* interface over one owned block.
@@ -161,7 +135,10 @@ public:
         }
         size_ = static_cast<std::size_t>(p - buf_);
     }
-    void append_string(std::string_view s) { append_json_string(*this, s); }
+    // A string literal in the utf8 style: every converter output that holds
+    // names is either compared as JSON (the trace) or written by the
+    // reference with ensure_ascii=False (critical_path's CPM files).
+    void append_string(std::string_view s) { io::append_json_string(*this, s, io::json_string_style::utf8); }
     template <class Int>
     void append_int(Int v) {
         reserve(48);

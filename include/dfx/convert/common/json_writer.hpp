@@ -3,14 +3,15 @@
 // The converters write traces of millions of events, so output is formatted
 // into large blocks (json_buffer.hpp) that a background thread writes out
 // while the next block fills (background_writer.hpp); nothing is kept per
-// event. The file is written as "<path>.tmp.<pid>" and renamed to <path> by
-// commit(), so a failed conversion never leaves a truncated file that looks
-// like a valid trace (the previous output stays until then), and two
-// conversions to one path never share a temporary. The rename goes over
-// an earlier output, so the path never disappears, not even for a moment.
-// The temporary is removed on an error (the destructor) and on SIGINT /
-// SIGTERM (temp_files.hpp). "-" is standard output; an output that is one of
-// the run's inputs (the same inode, input_file.hpp) is refused.
+// event. The file goes through the one temp-and-rename writer
+// (io/atomic_file.hpp): written as "<path>.tmp.<pid>" and renamed over <path>
+// by commit(), so a failed conversion never leaves a truncated file that
+// looks like a valid trace (the previous output stays until then), the path
+// never disappears, not even for a moment, and the temporary is removed on
+// an error (the destructor) and on SIGINT / SIGTERM. Converter outputs are
+// not fsynced: they can be made again from their inputs. "-" is standard
+// output; an output that is one of the run's inputs (the same inode,
+// input_file.hpp) is refused.
 //
 //   json_file_writer out(path);   // throws input_error
 //   out.append(...); ...; out.commit();
@@ -28,7 +29,6 @@
 
 #include <fmt/format.h>
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dfx/convert/common/background_writer.hpp"
@@ -36,7 +36,7 @@
 #include "dfx/convert/common/input_error.hpp"
 #include "dfx/convert/common/input_file.hpp"
 #include "dfx/convert/common/io_progress.hpp"
-#include "dfx/convert/common/temp_files.hpp"
+#include "dfx/io/atomic_file.hpp"
 
 namespace dfx::convert {
 
@@ -44,39 +44,33 @@ namespace dfx::convert {
 // parts formatted on other threads join in between, in order (hand_over()).
 class json_file_writer : public json_buffer {
 public:
-    explicit json_file_writer(std::string path)
-        : path_(std::move(path)),
-          direct_(path_ == "-" || is_special_file(path_)),
-          tmp_path_(direct_ ? path_ : path_ + ".tmp." + std::to_string(::getpid())) {
+    explicit json_file_writer(std::string path) : path_(std::move(path)) {
         if (is_input(path_))
             throw input_error(fmt::format("{}: is also an input of this run; choose another output", path_));
+        std::FILE* out = nullptr;
         if (path_ == "-") {
             std::fflush(stdout);  // what was printed before comes first
             const int fd = ::dup(STDOUT_FILENO);
-            file_.reset(fd < 0 ? nullptr : ::fdopen(fd, "wb"));
-            if (!file_) throw input_error(fmt::format("standard output: cannot write: {}", std::strerror(errno)));
+            stdout_.reset(fd < 0 ? nullptr : ::fdopen(fd, "wb"));
+            if (!stdout_) throw input_error(fmt::format("standard output: cannot write: {}", std::strerror(errno)));
+            out = stdout_.get();
         } else {
-            if (!direct_) temp_slot_ = temp_files::add(tmp_path_);  // before the file exists
-            file_.reset(std::fopen(tmp_path_.c_str(), "wb"));
-            if (!file_) {
-                const int err = errno;
-                temp_files::remove(temp_slot_);
-                throw input_error(fmt::format("{}: cannot create: {}", tmp_path_, std::strerror(err)));
+            try {
+                out = file_.emplace(path_).stream();
+            } catch (const io::write_error& e) {
+                throw input_error(e.what());
             }
         }
         // This writer's own block, one being formatted and one waiting per
         // formatting thread (ordered_chunks.hpp), one being written.
-        writer_.emplace(file_.get(), block_capacity, 6);
+        writer_.emplace(out, block_capacity, 6);
         json_buffer::operator=(fresh_block());
     }
     json_file_writer(const json_file_writer&) = delete;
     json_file_writer& operator=(const json_file_writer&) = delete;
     ~json_file_writer() override {
-        if (file_) {  // not committed: drop the partial file
-            writer_.reset();
-            file_.reset();
-            discard();
-        }
+        writer_.reset();  // its thread stops writing first
+        file_.reset();    // not committed: the temporary is removed
     }
 
     // Call between events: writes the buffer out once it holds a block, so
@@ -119,22 +113,15 @@ public:
         flush();
         if (const int err = writer_->finish(); err != 0) fail_write(err);
         writer_.reset();
-        std::FILE* f = file_.release();
-        if (std::fclose(f) != 0) {  // ENOSPC often shows only here
-            const int err = errno;
-            discard();
-            fail_write(err);
+        if (file_) {
+            try {
+                file_->commit();  // ENOSPC often shows only here, at the flush or close
+            } catch (const io::write_error& e) {
+                throw input_error(e.what());
+            }
+            return;
         }
-        if (direct_) return;
-        // Renamed over the earlier output, never after unlinking it: readers
-        // of the path see the old file or the new one, never none. (On ext4
-        // this starts the new file's writeback inside rename(), a few ms.)
-        if (std::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
-            const int err = errno;
-            discard();
-            throw input_error(fmt::format("{}: cannot write: {}", path_, std::strerror(err)));
-        }
-        temp_files::remove(temp_slot_);
+        if (std::fclose(stdout_.release()) != 0) fail_write(errno);
     }
 
 protected:
@@ -147,31 +134,19 @@ private:
     struct file_closer {
         void operator()(std::FILE* f) const noexcept { std::fclose(f); }
     };
-    // /dev/null, a pipe or a terminal: written in place (renaming a
-    // temporary over a device node would replace the node).
-    static bool is_special_file(const std::string& path) {
-        struct stat st {};
-        return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
-    }
-    void discard() noexcept {
-        if (!direct_) std::remove(tmp_path_.c_str());
-        temp_files::remove(temp_slot_);
-    }
     void flush() {
         if (size_ == 0) return;
         if (const int err = hand_over(next_seq_++, std::move(*this)); err != 0) fail_write(err);
         json_buffer::operator=(fresh_block());
     }
     [[noreturn]] void fail_write(int err) const {
-        throw input_error(fmt::format("{}: write failed: {}", path_ == "-" ? "standard output" : path_, std::strerror(err)));
+        throw input_error(fmt::format("{}: cannot write: {}", path_ == "-" ? "standard output" : path_, std::strerror(err)));
     }
 
     std::string path_;
-    bool direct_;
-    std::string tmp_path_;
-    int temp_slot_ = -1;
-    std::unique_ptr<std::FILE, file_closer> file_;
-    std::optional<background_writer> writer_;
+    std::optional<io::atomic_file> file_;                 // a path
+    std::unique_ptr<std::FILE, file_closer> stdout_;     // or "-": a duplicate of standard output
+    std::optional<background_writer> writer_;            // writes to one of them; destroyed first
     std::uint64_t next_seq_ = 0;
     std::atomic<std::uint64_t> written_{0};
 };

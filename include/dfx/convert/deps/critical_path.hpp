@@ -30,6 +30,7 @@
 
 #include <fmt/format.h>
 
+#include "dfx/io/json_string.hpp"
 #include "dfx/convert/common/input_error.hpp"
 #include "dfx/convert/common/json_object_stream.hpp"
 #include "dfx/convert/common/json_writer.hpp"
@@ -503,7 +504,7 @@ inline std::vector<std::string> write_cpm_traces(const std::string& merged, cons
             both(first_member ? "\n  " : ",\n  ");
             first_member = false;
             std::string quoted;
-            append_json_string(quoted, key);
+            io::append_json_string(quoted, key, io::json_string_style::utf8);
             both(quoted + ": ");
             both(raw);  // empty for traceEvents: the events follow
         }
@@ -534,10 +535,10 @@ inline std::vector<std::string> write_cpm_traces(const std::string& merged, cons
                 simdjson::ondemand::value v = member.value();
                 out.append(first ? "" : ", ");
                 first = false;
-                append_json_string(out, key);
+                io::append_json_string(out, key, io::json_string_style::utf8);
                 out.append(": ");
                 if (key == "name") {
-                    append_json_string(out, detail::anonymous_task_name(*id));
+                    io::append_json_string(out, detail::anonymous_task_name(*id), io::json_string_style::utf8);
                     named = true;
                 } else {
                     out.append(std::string_view(simdjson::to_json_string(v)));
@@ -545,7 +546,7 @@ inline std::vector<std::string> write_cpm_traces(const std::string& merged, cons
             }
             if (!named) {
                 out.append(first ? "\"name\": " : ", \"name\": ");
-                append_json_string(out, detail::anonymous_task_name(*id));
+                io::append_json_string(out, detail::anonymous_task_name(*id), io::json_string_style::utf8);
             }
             out.append("}");
         }

@@ -23,6 +23,7 @@
 #include "dfx/convert/deps/edge_modes.hpp"
 #include "dfx/convert/deps/graphviz.hpp"
 #include "dfx/convert/deps/task_id.hpp"
+#include "dfx/io/json_string.hpp"
 
 namespace dfx::convert::deps {
 
@@ -34,33 +35,8 @@ struct html_options {
 
 namespace detail {
 
-// A JSON string literal safe inside <script>: non-ASCII as \uXXXX (like
-// Python's json.dumps) and '<' '>' '&' escaped so no "</script>" can appear.
-inline std::string json_quote(std::string_view s) {
-    std::string out = "\"";
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        const auto c = static_cast<unsigned char>(s[i]);
-        if (c == '"') out += "\\\"";
-        else if (c == '\\') out += "\\\\";
-        else if (c == '\n') out += "\\n";
-        else if (c < 0x20 || c == '<' || c == '>' || c == '&') out += fmt::format("\\u{:04x}", c);
-        else if (c < 0x80) out += static_cast<char>(c);
-        else {
-            // Decode one UTF-8 sequence; emit UTF-16 escapes.
-            std::uint32_t cp = 0;
-            int len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
-            cp = len == 4 ? c & 0x07u : len == 3 ? c & 0x0Fu : len == 2 ? c & 0x1Fu : 0xFFFDu;
-            for (int k = 1; k < len && i + 1 < s.size(); ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[++i]) & 0x3Fu);
-            if (cp >= 0x10000) {
-                cp -= 0x10000;
-                out += fmt::format("\\u{:04x}\\u{:04x}", 0xD800 + (cp >> 10), 0xDC00 + (cp & 0x3FF));
-            } else {
-                out += fmt::format("\\u{:04x}", cp);
-            }
-        }
-    }
-    return out + "\"";
-}
+// A JSON string literal safe inside <script> (io/json_string.hpp).
+inline std::string json_quote(std::string_view s) { return io::json_string(s, io::json_string_style::html_script); }
 
 // The name a task is grouped under in the detail panel.
 inline std::string name_hint(const deps_graph& g, std::uint32_t n) {

@@ -27,6 +27,7 @@
 
 #include <fmt/format.h>
 
+#include "dfx/io/json_string.hpp"
 #include "dfx/convert/common/input_error.hpp"
 #include "dfx/convert/common/json_value.hpp"
 #include "dfx/convert/common/json_writer.hpp"
@@ -108,7 +109,7 @@ inline host_capture_check check_host_capture(const records_metadata& m, std::siz
             if (key == "converter_validation_errors" && !errors.empty()) continue;  // replaced below
             if (!first) j += ", ";
             first = false;
-            append_json_string(j, key);
+            io::append_json_string(j, key, io::json_string_style::utf8);
             j += ": ";
             j += raw;
         }
@@ -117,7 +118,7 @@ inline host_capture_check check_host_capture(const records_metadata& m, std::siz
             j += "\"converter_validation_errors\": [";
             for (std::size_t i = 0; i < errors.size(); ++i) {
                 if (i) j += ", ";
-                append_json_string(j, errors[i]);
+                io::append_json_string(j, errors[i], io::json_string_style::utf8);
             }
             j += "]";
         }
@@ -134,7 +135,7 @@ struct string_appender {  // the Out interface of append_* over a std::string
     std::string& s;
     void append(std::string_view v) { s.append(v); }
     void push_back(char c) { s.push_back(c); }
-    void append_string(std::string_view v) { append_json_string(s, v); }
+    void append_string(std::string_view v) { io::append_json_string(s, v, io::json_string_style::utf8); }
     template <class Int>
     void append_int(Int v) { s += fmt::format("{}", v); }
 };
@@ -345,12 +346,14 @@ inline perf_data load_perf_data(const std::string& path, std::FILE* warnings = s
         std::string& j = pd.timeline_metadata_json;
         detail::string_appender out{j};
         j = R"({"layout": )";
-        append_json_string(j, calibrated ? "clock_aligned" : "causal_composite");
+        io::append_json_string(j, calibrated ? "clock_aligned" : "causal_composite", io::json_string_style::utf8);
         j += R"(, "trace_status": )";
-        append_json_string(j, capture.complete ? "complete" : "partial");
+        io::append_json_string(j, capture.complete ? "complete" : "partial", io::json_string_style::utf8);
         j += R"(, "relation": )";
-        append_json_string(j, meta.timeline_relation.empty() ? std::string_view("host_orchestration_precedes_device")
-                                                             : std::string_view(meta.timeline_relation));
+        const std::string_view relation = meta.timeline_relation.empty()
+                                              ? std::string_view("host_orchestration_precedes_device")
+                                              : std::string_view(meta.timeline_relation);
+        io::append_json_string(j, relation, io::json_string_style::utf8);
         j += R"(, "clock_alignment": )";
         align.write_metadata(out);
         j += R"(, "host_capture": )";

@@ -28,6 +28,7 @@
 #include "dfx/convert/common/json_stream.hpp"
 #include "dfx/convert/common/json_value.hpp"
 #include "dfx/convert/swimlane/records.hpp"
+#include "dfx/io/json_string.hpp"
 
 namespace dfx::convert::swimlane {
 
@@ -572,19 +573,8 @@ private:
         }
     }
 
-    static std::string quote(std::string_view s) {
-        std::string out;
-        append_json_string_plain(out, s);
-        return out;
-    }
-    static void append_json_string_plain(std::string& out, std::string_view s) {
-        out.push_back('"');
-        for (const char c : s) {
-            if (c == '"' || c == '\\') out.push_back('\\');
-            out.push_back(c);
-        }
-        out.push_back('"');
-    }
+    // Written back into the trace's metadata, which is compared as JSON.
+    static std::string quote(std::string_view s) { return io::json_string(s, io::json_string_style::utf8); }
 
     void read_clock_anchors(value& v) {
         simdjson::ondemand::object obj;

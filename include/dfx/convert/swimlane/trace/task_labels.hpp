@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "dfx/io/json_string.hpp"
 #include "dfx/convert/common/json_buffer.hpp"
 #include "dfx/convert/swimlane/labels.hpp"
 #include "dfx/convert/swimlane/name_map.hpp"
@@ -50,7 +51,7 @@ public:
         std::string full = task_label(func_id, names, "", spmd);
         full.resize(full.size() - 2);
         std::string quoted;
-        append_json_string(quoted, full);
+        io::append_json_string(quoted, full, io::json_string_style::utf8);
         stems_.insert(it, stem{func_id, spmd, quoted.substr(1, quoted.size() - 2)});
     }
     // The stem of a pair add() has seen.

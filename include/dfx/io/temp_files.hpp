@@ -1,17 +1,19 @@
 // temp_files: temporary outputs that must not outlive an interrupted run.
 //
-//   dfx::convert::remove_temp_files_on_signal();   // once, in main()
-//   const int slot = dfx::convert::temp_files::add(tmp_path);
+//   dfx::io::remove_temp_files_on_signal();   // once, in main()
+//   const int slot = dfx::io::temp_files::add(tmp_path);
 //   ... write tmp_path, rename it into place ...
-//   dfx::convert::temp_files::remove(slot);
+//   dfx::io::temp_files::remove(slot);
 //
 // Outputs are written as "<path>.tmp.<pid>" and renamed into place
-// (json_writer.hpp). An error removes the temporary in the writer's
-// destructor; SIGINT, SIGTERM and SIGHUP run no destructors, so the handler
-// installed here unlinks every registered temporary and then re-raises the
-// signal with its default action (the exit status still says which signal).
-// The registry is a fixed array of fixed buffers: the handler only reads it,
-// and unlink() is async-signal-safe.
+// (atomic_file.hpp, which registers and unregisters its temporary here). An
+// error removes the temporary in the writer's destructor; SIGINT, SIGTERM and
+// SIGHUP run no destructors, so the handler installed here unlinks every
+// registered temporary and then re-raises the signal with its default action
+// (the exit status still says which signal). The registry is a fixed array of
+// fixed buffers: the handler only reads it, and unlink() is
+// async-signal-safe. A library never installs the handler by itself: which
+// signals a process handles is its main()'s choice.
 #pragma once
 
 #include <signal.h>
@@ -22,7 +24,7 @@
 #include <cstring>
 #include <string>
 
-namespace dfx::convert {
+namespace dfx::io {
 
 namespace temp_files {
 
@@ -53,6 +55,13 @@ inline void remove(int slot) noexcept {
     if (slot >= 0) detail::slots[slot].state.store(0);
 }
 
+// Whether `path` is registered now (tests, diagnostics).
+inline bool registered(const std::string& path) noexcept {
+    for (auto& s : detail::slots)
+        if (s.state.load() == 2 && path == s.path) return true;
+    return false;
+}
+
 inline void unlink_all() noexcept {
     for (auto& s : detail::slots)
         if (s.state.load() == 2) ::unlink(s.path);
@@ -81,4 +90,4 @@ inline void remove_temp_files_on_signal() {
     }
 }
 
-}  // namespace dfx::convert
+}  // namespace dfx::io
