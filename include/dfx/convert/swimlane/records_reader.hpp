@@ -190,8 +190,10 @@ private:
         js_.for_each_batch(batch_bytes_, [&](simdjson::padded_string_view batch, std::uint64_t end_offset) {
             batch_end_ = end_offset;
             batch_ = std::string_view(batch);
-            if (const auto err = parser_.iterate(batch).get(doc_); err != simdjson::SUCCESS)
-                fail_at(where_array(), fmt::format("invalid JSON: {}", simdjson::error_message(err)));
+            if (const auto err = parser_.iterate(batch).get(doc_); err != simdjson::SUCCESS) {
+                // doc_ is the previous batch's (its buffers are gone): no location in it.
+                js_.fail_at_byte(end_offset, fmt::format("{}: invalid JSON: {}", where_array(), simdjson::error_message(err)));
+            }
             simdjson::ondemand::array arr;
             if (doc_.get_array().get(arr) != simdjson::SUCCESS) fail_at(where_array(), "invalid JSON");
             for (auto el : arr) {
