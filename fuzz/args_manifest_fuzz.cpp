@@ -6,6 +6,7 @@
 // a fixed 256-byte file beside it, so offsets and sizes from the manifest
 // point inside it, at its end or far past it.
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,9 +46,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     dfx::fuzz::expect_input_error_only(path, [&] {
         const dump::args_manifest m = dump::read_args_manifest(path);
         const std::optional<std::string> bin_path = m.bin_file ? std::optional<std::string>(bin) : std::nullopt;
+        // An export error names the manifest or args.bin, whichever is at
+        // fault (a payload the bin does not hold names the bin): both sit in
+        // this capture's directory, which the message must name.
+        const std::string capture_dir = std::filesystem::path(path).parent_path().string();
         for (std::size_t i = 0; i < m.args.size() && i < 64; ++i) {
             text_sink out;
-            dfx::fuzz::expect_input_error_only(path, [&] { dump::write_export(out, m.args[i], bin_path, path, i); });
+            dfx::fuzz::expect_input_error_only(capture_dir, [&] { dump::write_export(out, m.args[i], bin_path, path, i); });
         }
     });
     return 0;

@@ -27,6 +27,7 @@
 #include <emmintrin.h>
 #endif
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -80,13 +81,38 @@ public:
     // the handler propagate unchanged.
     void run(json_member_handler& h) {
         handler_ = &h;
-        utf8_scanner utf8(path_);  // every byte, the skipped strings' too
+        // Every byte is UTF-8-checked (the skipped strings' too), and the
+        // grammar is only ever fed bytes already checked: so the first error
+        // in file order wins, UTF-8 or grammar, whatever the block size. The
+        // bytes of a sequence a block cuts wait in `pending` (at most 3).
+        utf8_scanner utf8(path_);
+        char pending[64] = {};  // zeroed: feed() reads a sentinel and padding past the end
+        std::size_t pending_n = 0;
+        std::uint64_t pending_at = 0;
         const std::uint64_t total = for_each_file_block(path_, block_size_, [&](char* p, std::size_t n, std::uint64_t offset) {
-            utf8.next(p, n, offset);
-            base_ = offset;
-            block_len_ = n;
-            p[n] = '\0';  // the sentinel feed() relies on
-            feed(p, n);
+            const auto bad = utf8.scan(p, n, offset);
+            const std::uint64_t checked_to = bad ? *bad : offset + n - utf8.carried();
+            const std::size_t from_pending =
+                checked_to > pending_at ? static_cast<std::size_t>(std::min<std::uint64_t>(pending_n, checked_to - pending_at)) : 0;
+            const std::size_t from_block = checked_to > offset ? static_cast<std::size_t>(checked_to - offset) : 0;
+            // What is not fed now waits: the rest of pending, then the block's tail.
+            char next[64] = {};
+            std::size_t next_n = 0;
+            for (std::size_t k = from_pending; k < pending_n; ++k) next[next_n++] = pending[k];
+            for (std::size_t k = from_block; k < n && !bad; ++k) next[next_n++] = p[k];
+            const std::uint64_t next_at = checked_to;
+            if (from_pending > 0) {
+                pending[from_pending] = '\0';
+                feed_block(pending, from_pending, pending_at);
+            }
+            if (from_block > 0) {
+                p[from_block] = '\0';
+                feed_block(p, from_block, offset);
+            }
+            if (bad) utf8.fail_invalid(*bad);
+            std::memcpy(pending, next, sizeof pending);
+            pending_n = next_n;
+            pending_at = next_at;
         });
         utf8.finish();
         if (total == 0) throw input_error(path_ + ": file is empty (expected a JSON object)");
@@ -142,6 +168,12 @@ private:
 
     [[noreturn]] void fail(std::size_t i, const char* what) const {
         throw input_error(path_ + ": invalid JSON at byte " + std::to_string(base_ + i) + ": " + what);
+    }
+
+    void feed_block(const char* p, std::size_t n, std::uint64_t offset) {
+        base_ = offset;
+        block_len_ = n;
+        feed(p, n);
     }
 
     // Direct-threaded: each label is a state and jumps straight to the one

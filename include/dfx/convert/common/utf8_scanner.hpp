@@ -27,6 +27,14 @@ public:
 
     // The block p[0..n) that starts at file offset `offset`.
     void next(const char* p, std::size_t n, std::uint64_t offset) {
+        if (const auto bad = scan(p, n, offset)) fail_invalid(*bad);
+    }
+
+    // The same without throwing: the file offset of the first invalid byte
+    // (in this block or a sequence carried into it), or nullopt. A reader
+    // that must report the first error in file order, UTF-8 or grammar,
+    // parses the block only up to it.
+    std::optional<std::uint64_t> scan(const char* p, std::size_t n, std::uint64_t offset) {
         std::size_t from = 0;
         if (carried_ > 0) {
             // Complete the carried sequence with the continuation bytes that open this block.
@@ -34,12 +42,12 @@ public:
             while (from < n && carried_ + from < needed && is_continuation(p[from])) ++from;
             if (from == n && carried_ + from < needed) {  // a tiny block: still incomplete, keep carrying
                 for (std::size_t k = 0; k < n; ++k) carry_[carried_++] = p[k];
-                return;
+                return std::nullopt;
             }
             char seq[4];
             for (std::size_t k = 0; k < carried_; ++k) seq[k] = carry_[k];
             for (std::size_t k = 0; k < from; ++k) seq[carried_ + k] = p[k];
-            check(seq, carried_ + from, carry_offset_);
+            if (const auto bad = check(seq, carried_ + from, carry_offset_)) return bad;
             carried_ = 0;
         }
         // Hold back a sequence the block cuts: the last lead byte, if its
@@ -51,10 +59,17 @@ public:
             if (c >= 0xC0 && sequence_length(c) > back) end = n - back;
             break;
         }
-        check(p + from, end - from, offset + from);
+        if (const auto bad = check(p + from, end - from, offset + from)) return bad;
         for (std::size_t k = end; k < n; ++k) carry_[carried_++] = p[k];
         carry_offset_ = offset + end;
+        return std::nullopt;
     }
+
+    [[noreturn]] void fail_invalid(std::uint64_t at) const { fail(at, "invalid UTF-8"); }
+
+    // How many bytes at the end of what was scanned are held back (a
+    // sequence not yet complete): not validated yet.
+    std::size_t carried() const noexcept { return carried_; }
 
     // The end of the file: a sequence still carried was cut by it.
     void finish() {
@@ -65,9 +80,9 @@ private:
     static bool is_continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
     static std::size_t sequence_length(unsigned char lead) { return lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2; }
 
-    void check(const char* p, std::size_t n, std::uint64_t offset) const {
-        if (n == 0 || simdjson::validate_utf8(p, n)) return;
-        fail(offset + first_invalid(p, n), "invalid UTF-8");
+    static std::optional<std::uint64_t> check(const char* p, std::size_t n, std::uint64_t offset) {
+        if (n == 0 || simdjson::validate_utf8(p, n)) return std::nullopt;
+        return offset + first_invalid(p, n);
     }
 
     // The offset of the first byte that does not start or continue a valid
