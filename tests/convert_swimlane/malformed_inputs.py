@@ -55,13 +55,13 @@ def text_of_valid():
 
 # (name, records text, expected fragment of the error line)
 CASES = [
-    ("empty file", "", "truncated"),
+    ("empty file", "", "file is empty"),
     ("truncated in the middle", text_of_valid()[: len(text_of_valid()) // 2], "truncated"),
     ("truncated inside a number", '{"chip_swimlane_level": 4, "aicore_tasks": [[0, 1, 2, 3', "truncated"),
-    ("not JSON", "hello world", "expected a JSON object at the top level"),
-    ("garbage inside an unknown key", '{"x": [1, @]}', "unexpected character '@'"),
-    ("top level is an array", "[1, 2, 3]", "expected a JSON object"),
-    ("trailing garbage", text_of_valid() + " }", "after the end of the JSON document"),
+    ("not JSON", "hello world", "the top-level value is not a JSON object"),
+    ("garbage inside an unknown key", '{"x": [1, @]}', "expected a JSON value, found '@'"),
+    ("top level is an array", "[1, 2, 3]", "not a JSON object"),
+    ("trailing garbage", text_of_valid() + " }", "unexpected data after the top-level value"),
     ("missing comma", text_of_valid().replace('"aicpu_tasks"', ' "x": 1 "aicpu_tasks"', 1), "expected ','"),
     ("missing chip_swimlane_level", with_change(lambda d: d.pop("chip_swimlane_level")), "missing chip_swimlane_level"),
     ("unsupported level", with_change(lambda d: d.update(chip_swimlane_level=7)), "Unsupported chip_swimlane_level: 7"),
@@ -94,7 +94,7 @@ CASES = [
     ("negative phase task id", with_change(lambda d: d["aicpu_scheduler_phases"][0][0].update(task_id=-3)),
      "expected a non-negative integer task id, found -3"),
     ("repeated top-level key", text_of_valid().replace('"chip_swimlane_level": 4', '"chip_swimlane_level": 4, "chip_swimlane_level": 2', 1),
-     'duplicate top-level key "chip_swimlane_level" (at byte 30)'),
+     'at byte 30: duplicate top-level key "chip_swimlane_level"'),
 ]
 
 # deps.json beside valid records: a corrupt sidecar is an error (exit 1, naming deps.json)

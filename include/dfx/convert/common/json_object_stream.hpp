@@ -1,51 +1,74 @@
 // json_object_stream: read a JSON file whose top-level value is an object (or
-// an array) member by member, and the elements of chosen array members one
-// element at a time, without ever holding the whole file in memory.
+// an array) member by member, and the elements of chosen array members in
+// order, without ever holding the whole file in memory. It is the one
+// streaming JSON reader of the converters.
 //
-// Why not simdjson over the whole file: simdjson (On-Demand included) needs the
-// complete document in one padded buffer. The artefacts the deps / dump /
-// critical-path converters read are one big object whose bulk sits in a few
-// arrays (deps.json: tasks / tensors / edges; args_dump.json: args; the
-// records file: aicore_tasks ...), and at 10^6..10^7 tasks they are gigabytes.
-// So this scanner walks the bytes in fixed-size blocks as a push state
-// machine (no recursion), validates the JSON grammar of everything (used or
-// not, so malformed input is always reported), and hands each wanted element
-// to the caller as its own small padded buffer, which the caller parses with
-// simdjson On-Demand. Memory is one block plus the largest single element.
+// Why not simdjson over the whole file: it needs the complete document in
+// one padded buffer, and the artefacts (deps.json: tasks / tensors / edges;
+// args_dump.json: args; the records file: rows and per-thread lanes of
+// phases) are gigabytes at 10^6..10^7 tasks. So this scanner walks the bytes
+// in fixed-size blocks as a push state machine (no recursion), validates the
+// grammar of everything (used or not, so malformed input is always
+// reported), and hands what the caller wants to it as small padded buffers
+// for simdjson On-Demand: a whole member, one element at a time, or runs of
+// elements as one "[e1,e2,...]" document (`batches`: simdjson's per-document
+// cost then vanishes on small tuples). Memory: one block plus the largest delivery.
 //
-// (common/json_stream.hpp is a pull-style reader with the same purpose,
-// written concurrently for the swimlane converter.)
+// One concern per scanner: utf8_scanner.hpp (every byte, as its block
+// arrives), json_string_scanner.hpp, json_number_scanner.hpp; the structure
+// (brackets, keys, what to deliver, max_depth) is this file's.
+// pipelined_handler.hpp runs a handler on a second thread.
 //
-// Every byte is checked for UTF-8 validity as its block arrives
-// (common/utf8_scanner.hpp), skipped strings included; nesting deeper than
-// max_depth is rejected.
+// Usage:
+//
+//     struct rows final : json_member_handler {
+//         member_use use(std::string_view key) override { return key == "rows" ? member_use::batches : member_use::skip; }
+//         void value(std::string_view, simdjson::padded_string_view) override { /* not an array */ }
+//         void element(std::string_view, std::size_t, simdjson::padded_string_view) override {}
+//         void batch(std::string_view, const element_batch& at, simdjson::padded_string_view json) override {
+//             /* json is "[row at.first, ..., row at.first + at.count - 1]" */
+//         }
+//     } h;
+//     json_object_stream(path).run(h);   // or run_pipelined(json_object_stream(path), h)
 #pragma once
 
 #include <simdjson.h>
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
 #include "dfx/convert/common/file_blocks.hpp"
 #include "dfx/convert/common/input_error.hpp"
+#include "dfx/convert/common/json_number_scanner.hpp"
+#include "dfx/convert/common/json_string_scanner.hpp"
 #include "dfx/convert/common/utf8_scanner.hpp"
 
 namespace dfx::convert {
 
 // What the caller wants done with one top-level member.
 enum class member_use : unsigned char {
-    skip,      // validate and drop
-    value,     // deliver the whole value through json_member_handler::value
-    elements,  // deliver each element of an array value; a non-array value is delivered whole
+    skip,            // validate and drop
+    value,           // deliver the whole value through json_member_handler::value
+    elements,        // deliver each element of an array value; a non-array value is delivered whole
+    batches,         // deliver the elements of an array value in runs (json_member_handler::batch);
+                     // a non-array value is delivered whole
+    nested_batches,  // an array of arrays (one lane per thread): the elements of each inner array in
+                     // runs, with the inner array's index; an element that is no array goes to element();
+                     // a non-array value is delivered whole
+};
+
+// Where a batch's elements sit: elements first .. first + count - 1 of the
+// member's array or, for nested_batches, of its inner array number `outer`.
+struct element_batch {
+    std::size_t outer = 0;
+    std::size_t first = 0;
+    std::size_t count = 0;
 };
 
 class json_member_handler {
@@ -54,16 +77,23 @@ public:
     // Called once per top-level key, in file order. A top-level array (instead
     // of an object) is offered as the single member with the empty key "".
     virtual member_use use(std::string_view key) = 0;
-    // The whole value of a member (member_use::value, or a non-array member_use::elements).
+    // The whole value of a member (member_use::value, or a non-array value of the others).
     virtual void value(std::string_view key, simdjson::padded_string_view json) = 0;
     // One element of an array member, with its position in the array.
     virtual void element(std::string_view key, std::size_t index, simdjson::padded_string_view json) = 0;
+    // member_use::batches / nested_batches: "[e1,e2,...]", the elements as the
+    // file has them (its bytes between the brackets are the file's bytes from
+    // value_offset on).
+    virtual void batch(std::string_view /*key*/, const element_batch& /*at*/, simdjson::padded_string_view /*json*/) {
+        throw std::logic_error("json_member_handler: batches asked for but not taken");
+    }
     // After the last element of any array member (skipped ones too): its length.
     virtual void array_end(std::string_view /*key*/, std::size_t /*count*/) {}
 
-    // File offset of the first byte of the value (or element) being delivered,
-    // set by the stream before each value() / element() call, for messages
-    // ("<file>: at byte N: edges[3].pred: ..."). Only read it inside those calls.
+    // File offset of the first byte of the value (or element, or a batch's
+    // first element) being delivered, set by the stream before each
+    // value() / element() / batch() call, for messages ("<file>: at byte N:
+    // edges[3].pred: ..."). Only read it inside those calls.
     std::uint64_t value_offset = 0;
 };
 
@@ -73,8 +103,15 @@ public:
 
     // `allow_top_array`: accept a top-level array (offered as the member "")
     // besides a top-level object.
-    explicit json_object_stream(std::string path, bool allow_top_array = false, std::size_t block_size = std::size_t{1} << 20)
-        : path_(std::move(path)), block_size_(block_size), allow_top_array_(allow_top_array) {}
+    // A batch is cut after the element that brings it to this many bytes.
+    static constexpr std::size_t default_batch_bytes = std::size_t{256} << 10;
+
+    // `allow_top_array`: accept a top-level array (offered as the member "")
+    // besides a top-level object. Tests make the blocks and batches tiny, to
+    // cross every boundary.
+    explicit json_object_stream(std::string path, bool allow_top_array = false, std::size_t block_size = std::size_t{1} << 20,
+                                std::size_t batch_bytes = default_batch_bytes)
+        : path_(std::move(path)), block_size_(block_size), batch_bytes_(batch_bytes), allow_top_array_(allow_top_array) {}
 
     // Reads the whole file, calling `h` as members and elements complete.
     // Throws input_error on I/O errors and malformed JSON; exceptions thrown by
@@ -136,36 +173,18 @@ private:
         literal,      // true / false / null
         done,         // after the top-level value: only whitespace
     };
-    // Number grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-    enum num_state : unsigned char { n_minus, n_zero, n_int, n_dot, n_frac, n_e, n_esign, n_exp };
-    enum class capture : unsigned char { none, key, value };
-
+    enum class capture : unsigned char { none, key, value, batch };
     static bool is_ws(unsigned char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-    static bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
-    static bool is_special(unsigned char c) { return c == '"' || c == '\\' || c < 0x20; }
-    static bool is_hex(unsigned char c) {
-        return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-    }
-
-    // Bit k set when p[k] (k < 16) is '"', '\\' or below 0x20.
-    static std::uint32_t special_bytes(const char* p) {
-#if defined(__SSE2__)
-        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-        const __m128i quote = _mm_cmpeq_epi8(x, _mm_set1_epi8('"'));
-        const __m128i backslash = _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'));
-        const __m128i control = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x);
-        return static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control)));
-#else
-        std::uint32_t m = 0;
-        for (int k = 0; k < 16; ++k) m |= static_cast<std::uint32_t>(is_special(static_cast<unsigned char>(p[k]))) << k;
-        return m;
-#endif
-    }
+    static bool is_digit(unsigned char c) { return json_number_scanner::is_digit(c); }
     static std::size_t skip_ws(const char* p, std::size_t i) {
         while (is_ws(static_cast<unsigned char>(p[i]))) ++i;  // the sentinel at p[n] stops it
         return i;
     }
-
+    static std::string describe(unsigned char c) {  // for messages
+        if (c >= 0x20 && c < 0x7f) return std::string("'") + static_cast<char>(c) + "'";
+        static constexpr char hex[] = "0123456789abcdef";
+        return std::string("byte 0x") + hex[c >> 4] + hex[c & 15];
+    }
     [[noreturn]] void fail(std::size_t i, const char* what) const {
         throw input_error(path_ + ": invalid JSON at byte " + std::to_string(base_ + i) + ": " + what);
     }
@@ -212,7 +231,7 @@ private:
         if (i == n) { st_ = state::value; goto out; }
     value_start:
         c = static_cast<unsigned char>(p[i]);
-        if (is_digit(c) && depth_ >= 3) {
+        if (is_digit(c) && depth_ >= deep_from_) {
             // Most values of the bulk arrays are integers: inside an element
             // (no bookkeeping at this depth), "<int>," and "<int>" before the
             // closing bracket are taken whole. Anything else (a sign, a
@@ -232,7 +251,7 @@ private:
                 i = j + 1;
                 goto after_finish;
             }
-        } else if (depth_ >= 3) {  // strings and containers inside an element: nothing to note either
+        } else if (depth_ >= deep_from_) {  // strings and containers inside an element: nothing to note either
             if (c == '"') {
                 in_key_ = false;
                 ++i;
@@ -270,16 +289,7 @@ private:
         goto string;
 
     string:
-        // Most bytes of a JSON file are string contents: find the first '"',
-        // '\\' or control character 16 bytes at a time.
-        for (;;) {  // the sentinel at p[n], a control character, stops it
-            const std::uint32_t special = special_bytes(p + i);
-            if (special != 0) {
-                i += static_cast<std::size_t>(__builtin_ctz(special));
-                break;
-            }
-            i += 16;
-        }
+        i = json_string_scanner::skip_plain(p, i);  // the sentinel at p[n], a control byte, stops it
         if (i == n) { st_ = state::string; goto out; }  // the string goes on in the next block
         if (p[i] == '"') {
             const bool key = in_key_;
@@ -303,13 +313,13 @@ private:
             ++i;
             goto unicode;
         }
-        if (c == 0 || std::strchr("\"\\/bfnrt", c) == nullptr) fail(i, "invalid escape sequence in a string");
+        if (!json_string_scanner::simple_escape(c)) fail(i, "invalid escape sequence in a string");
         ++i;
         goto string;
     unicode:
         for (; unicode_left_ > 0; --unicode_left_, ++i) {
             if (i == n) { st_ = state::unicode; goto out; }
-            if (!is_hex(static_cast<unsigned char>(p[i]))) fail(i, "invalid \\u escape in a string");
+            if (!json_string_scanner::is_hex(static_cast<unsigned char>(p[i]))) fail(i, "invalid \\u escape in a string");
         }
         goto string;
 
@@ -337,15 +347,15 @@ private:
 
     number:
         for (;;) {
-            if (num_ == n_int || num_ == n_frac || num_ == n_exp) {  // a run of digits
+            if (num_.in_digit_run()) {
                 while (is_digit(static_cast<unsigned char>(p[i]))) ++i;
             }
             if (i == n) { st_ = state::number; goto out; }
-            if (!step_number(static_cast<unsigned char>(p[i]))) break;
+            if (!num_.step(static_cast<unsigned char>(p[i]))) break;
             ++i;
         }
         // This byte ends the number and belongs to what follows.
-        if (num_ != n_zero && num_ != n_int && num_ != n_frac && num_ != n_exp) fail(i, "malformed number");
+        if (!num_.complete()) fail(i, "malformed number");
         finish_value(p, i);
         goto after_finish;
 
@@ -372,44 +382,12 @@ private:
         }
     }
 
-    bool step_number(unsigned char c) {
-        switch (num_) {
-        case n_minus:
-            if (c == '0') { num_ = n_zero; return true; }
-            if (is_digit(c)) { num_ = n_int; return true; }
-            return false;
-        case n_zero:
-        case n_int:
-            if (num_ == n_int && is_digit(c)) return true;
-            if (c == '.') { num_ = n_dot; return true; }
-            if (c == 'e' || c == 'E') { num_ = n_e; return true; }
-            return false;
-        case n_dot:
-            if (is_digit(c)) { num_ = n_frac; return true; }
-            return false;
-        case n_frac:
-            if (is_digit(c)) return true;
-            if (c == 'e' || c == 'E') { num_ = n_e; return true; }
-            return false;
-        case n_e:
-            if (c == '+' || c == '-') { num_ = n_esign; return true; }
-            if (is_digit(c)) { num_ = n_exp; return true; }
-            return false;
-        case n_esign:
-            if (is_digit(c)) { num_ = n_exp; return true; }
-            return false;
-        case n_exp:
-            return is_digit(c);
-        }
-        return false;
-    }
-
     // A value starts at p[i] (first byte c). Depth 1 is a top-level member's
     // value; depth 2 an element of a member's array. A top-level array is
     // treated as the value of a member named "".
     void begin_value(std::size_t i, unsigned char c) {
         const std::size_t depth = depth_;
-        if (depth < 3) note_value_start(i, c, depth);  // deeper values are inside an element: nothing to note
+        if (depth < deep_from_) note_value_start(i, c, depth);  // deeper values are inside an element: nothing to note
         switch (c) {
         case '{':
         case '[':
@@ -420,21 +398,22 @@ private:
         case 't': lit_ = "rue"; return;
         case 'f': lit_ = "alse"; return;
         case 'n': lit_ = "ull"; return;
-        case '-': num_ = n_minus; return;
         default:
-            if (!is_digit(c)) fail(i, "expected a JSON value");
-            num_ = c == '0' ? n_zero : n_int;
+            if (c != '-' && !is_digit(c)) fail(i, ("expected a JSON value, found " + describe(c)).c_str());
+            num_.begin(c);
         }
     }
 
-    // The top level, a member's value or an element starts: note arrays and captures.
+    // The top level, a member's value, an element or (nested_batches) an
+    // inner array's element starts: note arrays and captures.
     void note_value_start(std::size_t i, unsigned char c, std::size_t depth) {
+        const std::size_t elements_at = top_array_ ? 1 : 2;
         if (depth == 0) {
             if (c != '{' && (c != '[' || !allow_top_array_)) fail(i, "the top-level value is not a JSON object");
             if (c == '[') {
                 top_array_ = true;
                 key_.clear();
-                use_ = handler_->use(key_);
+                ask_use();
                 in_array_member_ = true;
                 element_count_ = 0;
             }
@@ -443,11 +422,52 @@ private:
                 in_array_member_ = true;
                 element_count_ = 0;
             }
-            if (use_ == member_use::value || (use_ == member_use::elements && c != '[')) start_capture(i, 1);
-        } else if (depth == (top_array_ ? 1u : 2u) && in_array_member_) {
+            if (use_ == member_use::value || (use_ != member_use::skip && c != '[')) start_capture(i, 1, capture::value);
+        } else if (depth == elements_at && in_array_member_) {
             ++element_count_;
-            if (use_ == member_use::elements) start_capture(i, depth);
+            if (use_ == member_use::elements) {
+                start_capture(i, depth, capture::value);
+            } else if (use_ == member_use::batches) {
+                add_to_batch(i, depth, 0, element_count_ - 1);
+            } else if (use_ == member_use::nested_batches) {
+                if (c == '[') {
+                    in_inner_array_ = true;
+                    inner_count_ = 0;
+                } else {
+                    start_capture(i, depth, capture::value);  // no lane: the handler says what it makes of it
+                }
+            }
+        } else if (depth == elements_at + 1 && in_inner_array_) {
+            ++inner_count_;
+            add_to_batch(i, depth, element_count_ - 1, inner_count_ - 1);
         }
+    }
+
+    void ask_use() {
+        use_ = handler_->use(key_);
+        // An inner array's elements sit one level deeper than a member's.
+        deep_from_ = use_ == member_use::nested_batches ? 4 : 3;
+    }
+
+    // An element starts at p[i]: it opens a batch or joins the open one.
+    void add_to_batch(std::size_t i, std::size_t depth, std::size_t outer, std::size_t index) {
+        if (cap_ != capture::batch) {
+            start_capture(i, depth, capture::batch);
+            buf_.push_back('[');
+            batch_ = element_batch{outer, index, 0};
+        }
+        ++batch_.count;
+    }
+
+    // The open batch ends just before p[end] (after an element, or at the
+    // closing bracket of its array): delivered as "[...]".
+    void deliver_batch(const char* p, std::size_t end) {
+        cap_ = capture::none;
+        buf_.append(p + cap_from_, end - cap_from_);
+        buf_.push_back(']');
+        buf_.reserve(buf_.size() + simdjson::SIMDJSON_PADDING);
+        handler_->value_offset = cap_at_;
+        handler_->batch(key_, batch_, simdjson::padded_string_view(buf_.data(), buf_.size(), buf_.capacity()));
     }
 
     void begin_key(std::size_t i) {
@@ -474,7 +494,7 @@ private:
         // is silently ignored by a reader.
         if (!top_keys_.insert(key_).second)
             throw input_error(path_ + ": at byte " + std::to_string(key_at_) + ": duplicate top-level key \"" + key_ + "\"");
-        use_ = handler_->use(key_);
+        ask_use();
     }
 
     // Keys are compared unescaped ("ta\u0073ks" is "tasks"), as Python's json does.
@@ -491,8 +511,8 @@ private:
         key_.assign(s);
     }
 
-    void start_capture(std::size_t i, std::size_t depth) {
-        cap_ = capture::value;
+    void start_capture(std::size_t i, std::size_t depth, capture kind) {
+        cap_ = kind;
         cap_at_ = base_ + i;
         cap_depth_ = depth;
         cap_from_ = i;
@@ -508,7 +528,7 @@ private:
     // A value ended just before p[end]; depth_ is back at the depth it started at.
     void finish_value(const char* p, std::size_t end) {
         const std::size_t depth = depth_;
-        if (depth < 3) finish_shallow_value(p, end, depth);  // deeper values are inside an element
+        if (depth < deep_from_) finish_shallow_value(p, end, depth);  // deeper values are inside an element
     }
 
     // The top level, a member's value or an element ended: deliver captures, close arrays.
@@ -527,22 +547,30 @@ private:
             handler_->value_offset = cap_at_;
             if (depth == 1 && !top_array_) handler_->value(key_, view);
             else handler_->element(key_, element_count_ - 1, view);
+        } else if (cap_ == capture::batch && depth == cap_depth_ && buf_.size() + (end - cap_from_) >= batch_bytes_) {
+            deliver_batch(p, end);  // an element ended and the batch is big enough
+        }
+        if (in_inner_array_ && depth == (top_array_ ? 1u : 2u)) {  // an inner array is complete
+            in_inner_array_ = false;
+            if (cap_ == capture::batch) deliver_batch(p, end - 1);  // up to its ']'
         }
         if (in_array_member_ && depth == (top_array_ ? 0u : 1u)) {  // the member's array is complete
             in_array_member_ = false;
+            if (cap_ == capture::batch) deliver_batch(p, end - 1);
             handler_->array_end(key_, element_count_);
         }
     }
 
     std::string path_;
     std::size_t block_size_;
+    std::size_t batch_bytes_;
     bool allow_top_array_;
     json_member_handler* handler_ = nullptr;
     std::uint64_t base_ = 0;  // file offset of the block being scanned
     std::size_t block_len_ = 0;  // bytes in it
 
     state st_ = state::value;  // where the next block resumes (feed parks it there)
-    unsigned char num_ = n_int;
+    json_number_scanner num_;
     bool in_key_ = false;
     int unicode_left_ = 0;
     const char* lit_ = "";
@@ -554,8 +582,12 @@ private:
     std::uint64_t key_at_ = 0;            // file offset of its opening quote
     std::set<std::string> top_keys_;      // the top-level keys seen so far
     member_use use_ = member_use::skip;
+    std::size_t deep_from_ = 3;     // values at this depth and deeper are inside an element: not noted
     bool in_array_member_ = false;  // inside the array value of a top-level member
     std::size_t element_count_ = 0;
+    bool in_inner_array_ = false;   // nested_batches: inside one of the member's inner arrays
+    std::size_t inner_count_ = 0;
+    element_batch batch_;           // the batch being captured
 
     capture cap_ = capture::none;
     std::size_t cap_depth_ = 0;

@@ -4,10 +4,10 @@
 // Reading a large deps.json is two passes over every byte of equal weight:
 // the stream's grammar scan, and simdjson parsing each delivered element into
 // the handler's model. Run one after the other they add up; here the scanner
-// copies each delivered element into a batch (about 1 MiB) and hands full
-// batches to a thread that replays them, in file order, on the wrapped
+// copies each delivered value, element or batch into a parcel (about 1 MiB)
+// and hands full parcels to a thread that replays them, in file order, on the wrapped
 // handler. On two cores the read takes the longer of the two passes instead
-// of their sum; two batches in flight keep memory flat.
+// of their sum; two parcels in flight keep memory flat.
 //
 // Contract for the wrapped handler: use() is called on the scanner thread and
 // must only look at the key (it decides what the scanner captures); value(),
@@ -46,11 +46,14 @@ public:
     }
 
     member_use use(std::string_view key) override { return inner_.use(key); }
-    void value(std::string_view key, simdjson::padded_string_view json) override { add(kind::value, key, 0, json); }
+    void value(std::string_view key, simdjson::padded_string_view json) override { add(kind::value, key, {}, json); }
     void element(std::string_view key, std::size_t index, simdjson::padded_string_view json) override {
-        add(kind::element, key, index, json);
+        add(kind::element, key, {0, index, 0}, json);
     }
-    void array_end(std::string_view key, std::size_t count) override { add(kind::array_end, key, count, {}); }
+    void batch(std::string_view key, const element_batch& at, simdjson::padded_string_view json) override {
+        add(kind::batch, key, at, json);
+    }
+    void array_end(std::string_view key, std::size_t count) override { add(kind::array_end, key, {0, count, 0}, {}); }
 
     // After the scan succeeded: replays what is left; rethrows the handler's
     // first exception.
@@ -73,21 +76,21 @@ public:
     }
 
 private:
-    enum class kind : unsigned char { value, element, array_end };
+    enum class kind : unsigned char { value, element, batch, array_end };
     struct event {
         kind what;
         std::string key;
-        std::size_t index;  // element index, or the array length for array_end
+        element_batch at;  // at.first: the element index, or the array length for array_end
         std::size_t offset, size;
         std::uint64_t file_offset;  // value_offset at delivery
     };
-    struct batch {
+    struct parcel {  // what one hand-over carries
         std::vector<char> bytes;  // each element followed by simdjson's padding
         std::vector<event> events;
     };
-    static constexpr std::size_t batch_bytes = std::size_t{1} << 20;
+    static constexpr std::size_t parcel_bytes = std::size_t{1} << 20;
 
-    void add(kind what, std::string_view key, std::size_t index, simdjson::padded_string_view json) {
+    void add(kind what, std::string_view key, const element_batch& at, simdjson::padded_string_view json) {
         const std::string_view text(json);
         std::vector<char>& bytes = filling_.bytes;
         const std::size_t offset = bytes.size();
@@ -95,11 +98,11 @@ private:
             bytes.insert(bytes.end(), text.begin(), text.end());
             bytes.resize(bytes.size() + simdjson::SIMDJSON_PADDING, ' ');
         }
-        filling_.events.push_back({what, std::string(key), index, offset, text.size(), value_offset});
-        if (bytes.size() >= batch_bytes || filling_.events.size() >= batch_bytes / 64) hand_over();
+        filling_.events.push_back({what, std::string(key), at, offset, text.size(), value_offset});
+        if (bytes.size() >= parcel_bytes || filling_.events.size() >= parcel_bytes / 64) hand_over();
     }
 
-    // Queues the filling batch; waits while two are already queued. A
+    // Queues the filling parcel; waits while two are already queued. A
     // handler error stops the scan here (the rest of the file is moot).
     void hand_over() {
         std::unique_lock lock(mutex_);
@@ -113,7 +116,7 @@ private:
         room_.wait(lock, [&] { return queue_.size() < 2 || error_; });
         queue_.push_back(std::move(filling_));
         filling_ = {};
-        if (!spare_.empty()) {  // a replayed batch: its memory is allocated and touched already
+        if (!spare_.empty()) {  // a replayed parcel: its memory is allocated and touched already
             filling_ = std::move(spare_.back());
             spare_.pop_back();
         }
@@ -134,7 +137,7 @@ private:
         for (;;) {
             work_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
             if (queue_.empty()) return;
-            batch b = std::move(queue_.front());
+            parcel b = std::move(queue_.front());
             queue_.pop_front();
             busy_ = true;
             const bool skip = error_ != nullptr;
@@ -152,30 +155,31 @@ private:
             b.bytes.clear();
             b.events.clear();
             // Kept for reuse unless one huge value grew it: that memory goes back.
-            if (spare_.size() < 2 && b.bytes.capacity() <= 2 * batch_bytes) spare_.push_back(std::move(b));
+            if (spare_.size() < 2 && b.bytes.capacity() <= 2 * parcel_bytes) spare_.push_back(std::move(b));
             busy_ = false;
             room_.notify_all();
         }
     }
 
-    void replay(batch& b) {
+    void replay(parcel& b) {
         for (const event& e : b.events) {
             const simdjson::padded_string_view json(b.bytes.data() + e.offset, e.size, e.size + simdjson::SIMDJSON_PADDING);
             inner_.value_offset = e.file_offset;
             switch (e.what) {
                 case kind::value: inner_.value(e.key, json); break;
-                case kind::element: inner_.element(e.key, e.index, json); break;
-                case kind::array_end: inner_.array_end(e.key, e.index); break;
+                case kind::element: inner_.element(e.key, e.at.first, json); break;
+                case kind::batch: inner_.batch(e.key, e.at, json); break;
+                case kind::array_end: inner_.array_end(e.key, e.at.first); break;
             }
         }
     }
 
     json_member_handler& inner_;
-    batch filling_;  // scanner thread only
+    parcel filling_;  // scanner thread only
     std::mutex mutex_;
     std::condition_variable work_, room_;
-    std::deque<batch> queue_;
-    std::vector<batch> spare_;  // replayed batches, for reuse
+    std::deque<parcel> queue_;
+    std::vector<parcel> spare_;  // replayed parcels, for reuse
     bool busy_ = false;
     bool stopping_ = false;
     std::exception_ptr error_;
