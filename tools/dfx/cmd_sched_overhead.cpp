@@ -89,8 +89,7 @@ int run(const sched_args& a) {
     }
     sw::deps_graph deps;
     try {
-        deps = sw::load_deps_graph(deps_path, stderr, sw::deps_policy::required, a.lenient,
-                                   dfx::convert::deps::reader_threads::pipelined);
+        deps = sw::load_deps_graph(deps_path, stderr, sw::deps_policy::required, a.lenient);
     } catch (const std::exception& e) {
         throw input_error(fmt::format("failed to read deps.json {}: {}", deps_path, without_path(e.what(), deps_path)));
     }

@@ -190,8 +190,9 @@ enum class deps_policy { optional, required };
 // missing `edges` key reads as no edges. A kernel_ids entry that is not
 // integers is an error either way, as in the reference.
 //
-// dfx swimlane reads it on one thread (the records take the other core);
-// dfx sched-overhead, which reads it alone, pipelined.
+// One thread by default: dfx swimlane reads it while the records take the
+// other core; for dfx sched-overhead the pipelined read saved ~10 % of the
+// read at 200k tasks for 14 MB more peak memory, so it stays on one too.
 inline deps_graph load_deps_graph(const std::string& path, std::FILE* warnings = stderr,
                                   deps_policy policy = deps_policy::optional, bool lenient = false,
                                   deps::reader_threads threads = deps::reader_threads::one_thread) {
