@@ -31,6 +31,7 @@
 #include "dfx/convert/deps/deps_text.hpp"
 #include "dfx/convert/deps/edge_modes.hpp"
 #include "dfx/convert/deps/perf_sidecar.hpp"
+#include "dfx/convert/swimlane/deps_graph.hpp"
 #include "dfx/convert/deps/task_id.hpp"
 #include "dfx/convert/dump/dump_viewer.hpp"
 #include "../support/json_describe.hpp"
@@ -560,28 +561,79 @@ TEST_CASE("read_int_row reads the leading integers of a row as py_int does, and 
     CHECK(accepted > 300);
 }
 
-TEST_CASE("the sidecar reads a row the same whether it takes the integer path or the general one") {
-    // Row 1: integers (the fast path); row 2: a string id, row 3: a float id,
-    // row 4: a negative id and a trailing string (the general path).
+TEST_CASE("the records beside deps.json are read by records_reader, checked or leniently") {
+    // Leniently the reference's reading of a negative id (masked to u64) is kept; checked it is an error.
     const std::string path = write_temp(R"({"chip_swimlane_level": 2,
         "metadata": {"clock_freq_hz": 50000000, "core_types": ["aic", "aiv"]},
-        "aicore_tasks": [[0, 10, 1, 0, 1, 0], [1, "11", 2, 0, 1, 0], [0, 12.0, 3, 0, 1], [1, -13, 4, 0, 1, 0, "x"]],
-        "aicpu_tasks": [[0, 1, 0, 0], [1, 2, 0, 0], [0, 3, 0, 0], [1, 4, 0, 0], [1, 5, 0, 0]]})");
+        "aicore_tasks": [[0, 10, 1, 0, 1, 0], [1, -13, 2, 0, 1, 0], [0, 12, 3, 0, 1, 0]],
+        "aicpu_tasks": [[0, 1, 0, 0], [1, 2, 0, 0], [0, 3, 0, 0], [1, 5, 0, 0]]})");
     const deps::sidecar_tasks tasks = deps::read_perf_sidecar(path, /*lenient=*/true);
-    REQUIRE(tasks.size() == 4);
+    REQUIRE(tasks.size() == 3);
     CHECK((tasks[0].first == 10 && tasks[0].second.core_type == "aic"));
-    CHECK((tasks[1].first == 11 && tasks[1].second.core_type == "aiv"));
+    CHECK((tasks[1].first == std::uint64_t{0} - 13 && tasks[1].second.core_type == "aiv"));
     CHECK((tasks[2].first == 12 && tasks[2].second.core_type == "aic"));
-    CHECK((tasks[3].first == std::uint64_t{0} - 13 && tasks[3].second.core_type == "aiv"));
-    // Too short a row is an error naming it, on either path.
+    CHECK_THROWS_WITH_AS(deps::read_perf_sidecar(path), doctest::Contains("aicore_tasks[1]: task_token_raw must not be negative"), input_error);
+    // A string or fractional id: the reference's read_perf_data fails on it (its ring id is
+    // token >> 32), and so does the lenient read, as `dfx swimlane --lenient` reads it (the
+    // viewer then warns and goes on without the sidecar). The old second reader took int() of it.
+    for (const char* id : {R"("11")", "12.0"}) {
+        const std::string bad = write_temp(std::string(R"({"chip_swimlane_level": 1, "metadata": {"clock_freq_hz": 1},
+            "aicore_tasks": [[0, )") + id + ", 1, 0, 1, 0]]}");
+        CHECK_THROWS_WITH_AS(deps::read_perf_sidecar(bad, true), doctest::Contains("aicore_tasks[0][1]"), input_error);
+        CHECK_THROWS_WITH_AS(deps::read_perf_sidecar(bad), doctest::Contains("aicore_tasks[0][1]"), input_error);
+    }
+    // Too short a row is an error naming it, either way.
     for (const char* row : {"[0, 10]", R"([0, "10"])"}) {
         const std::string bad = write_temp(std::string(R"({"chip_swimlane_level": 1, "metadata": {"clock_freq_hz": 1},
             "aicore_tasks": [)") + row + "]}");
-        CHECK_THROWS_WITH_AS(deps::read_perf_sidecar(bad, true), doctest::Contains("aicore_tasks[0]: expected [core_id"), input_error);
+        CHECK_THROWS_WITH_AS(deps::read_perf_sidecar(bad, true), doctest::Contains("aicore_tasks[0]"), input_error);
         CHECK_THROWS_WITH_AS(deps::read_perf_sidecar(bad), doctest::Contains("aicore_tasks[0]"), input_error);
     }
-    // Checked (the default), the records are read as swimlane reads them: a string id is an error.
-    CHECK_THROWS_WITH_AS(deps::read_perf_sidecar(path), doctest::Contains("aicore_tasks[1][1]: expected an integer"), input_error);
+}
+
+TEST_CASE("deps.json: one reader, one verdict for the viewer and the swimlane") {
+    namespace sw = dfx::convert::swimlane;
+    // Checked, the swimlane's read fails exactly where read_deps does, with the same message.
+    for (const char* text : {R"({"tasks": [{"task_id": "1", "kernel_ids": [0, -1]}], "edges": []})",
+                             R"({"tasks": [{"task_id": "1"}], "tensors": [{"tensor_id": true}], "edges": []})",
+                             R"({"tasks": [], "tensors": 5, "edges": []})",
+                             R"({"edges": [{"pred": "1", "succ": "2", "pred": "3"}]})",
+                             R"({"edges": [{"pred": "1", "succ": "2"}, 7]})"}) {
+        const std::string path = write_temp(text);
+        std::string viewer, swimlane;
+        try {
+            (void)deps::read_deps(path);
+        } catch (const input_error& e) {
+            viewer = e.what();
+        }
+        try {
+            (void)sw::load_deps_graph(path, nullptr, sw::deps_policy::required);
+        } catch (const input_error& e) {
+            swimlane = e.what();
+        }
+        CAPTURE(text);
+        CHECK(!viewer.empty());
+        CHECK(viewer == swimlane);
+    }
+    // Leniently each keeps its reference's reading (deps_dialect): kernel_ids of two are padded by the
+    // viewer and no kernel entry for the swimlane; block_num "4" is int()'d by the viewer, 1 for the swimlane.
+    const std::string path = write_temp(R"({"tasks": [{"task_id": "1", "kernel_ids": [0, 3], "block_num": "4"},
+        {"task_id": "2", "kernel_ids": [1, -1, -1], "block_num": 2.5}], "edges": {}})");
+    deps::deps_load_options lenient;
+    lenient.lenient = true;
+    const deps::deps_document doc = deps::read_deps(path, lenient);
+    REQUIRE(doc.tasks.size() == 2);
+    CHECK(doc.tasks[0].slots == std::array<std::int64_t, 3>{0, 3, -1});
+    CHECK(doc.tasks[0].block_num == 4);
+    CHECK(doc.tasks[1].block_num == 2);
+    const sw::deps_graph g = sw::load_deps_graph(path, nullptr, sw::deps_policy::optional, true);
+    CHECK(!g.edges_usable);  // `edges` not a list: the converter's "no usable deps.json"
+    CHECK(g.kernel_ids(1) == nullptr);
+    REQUIRE(g.kernel_ids(2) != nullptr);
+    CHECK(g.kernel_ids(2)->ids[0] == 1);
+    REQUIRE(g.block(1) != nullptr);
+    CHECK(g.block(1)->block_num == 1);
+    CHECK(g.block(2)->block_num == 1);
 }
 
 namespace {

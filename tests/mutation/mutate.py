@@ -174,15 +174,11 @@ USED = {
     "scope_stats": {("*",)},
 }
 # Where a converter reads less of an artefact than the others, it is held to what it reads.
+# (deps.json and the name map have one reader each, which checks the same for every command:
+# what one converter reads, all are held to.)
 USED_BY = {
-    ("deps", "swimlane"): {("tasks", "task_id"), ("tasks", "kernel_ids"), ("tasks", "block_num"), ("edges", "pred"),
-                           ("edges", "succ")},
-    ("deps", "sched-overhead"): {("tasks", "task_id"), ("tasks", "kernel_ids"), ("tasks", "block_num"),
-                                 ("edges", "pred"), ("edges", "succ")},
-    ("name_map", "swimlane"): {("callable_id_to_name",), ("orchestrator_name",)},
-    ("name_map", "deps"): {("callable_id_to_name",)},
-    ("name_map", "critical-path"): {("callable_id_to_name",)},
-    ("name_map", "pmu"): {("callable_id_to_name",)},
+    ("name_map", command): {("callable_id_to_name",), ("orchestrator_name",)}
+    for command in ("swimlane", "deps", "critical-path", "pmu")
 }
 
 

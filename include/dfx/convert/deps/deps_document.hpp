@@ -43,6 +43,9 @@ struct task_arg {
 struct task_entry {
     std::uint64_t id = 0;
     std::array<std::int64_t, 3> slots{-1, -1, -1};  // kernel_ids [aic, aiv0, aiv1], padded to 3
+    // kernel_ids was there and a list of exactly 3 integers: the swimlane's
+    // kernel map takes only those (chip-swimlane.md §4.2); the viewer pads.
+    bool kernel_ids_listed = false;
     std::int64_t block_num = 1;                     // < 1 or unparseable counts as 1
     bool early_dispatch = false;
     std::vector<task_arg> args;  // kept only for the rich HTML / dataflow views
@@ -95,13 +98,29 @@ struct deps_document {
     std::size_t dropped_edges = 0;        // non-object entries or unparseable pred/succ
 };
 
+// Which reference tool's reading `lenient` restores where the two differ
+// (docs/converters.md, "--lenient"): the deps viewer's (dep-gen.md §3.2,
+// §3.3: `dfx deps`, `dfx critical-path`) or the swimlane converter's
+// (chip-swimlane.md §4.2: `dfx swimlane`, `dfx sched-overhead`). Checked
+// (not lenient) there is one reading, the same for every command.
+//
+//                     viewer                          swimlane
+//   edges not a list  {} or "..." is no edges,        no usable edges (the
+//                     anything else an error          converter warns, no arrows)
+//   kernel_ids        padded / truncated to 3, a      a list of exactly 3 integers,
+//                     slot int() refuses is -1        else no kernel entry; a slot
+//                                                     that is not an integer is an error
+//   block_num         int(v) (strings, floats)        an integer, else 1
+enum class deps_dialect : unsigned char { viewer, swimlane };
+
 // How much of deps.json to keep.
 struct deps_load_options {
     bool details = false;   // edge arg/tensor/overlap and task args (rich HTML)
     bool geometry = false;  // edge geometry and task args (dataflow edge modes)
-    // The reference viewer's reading (drop what is unusable) instead of the
-    // checks of deps_reader.hpp: the `--lenient` option.
+    // The reference's reading (drop what is unusable) instead of the checks
+    // of deps_reader.hpp: the `--lenient` option.
     bool lenient = false;
+    deps_dialect dialect = deps_dialect::viewer;  // (only matters when lenient)
 };
 
 }  // namespace dfx::convert::deps

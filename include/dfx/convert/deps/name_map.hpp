@@ -1,11 +1,13 @@
-// name_map: kernel names for func / kernel ids (`name_map_<case>.json`,
-// chip-swimlane.md §3; dep-gen.md §3.1 --func-names).
+// name_map: the deps viewer's interpretation of a name map (dep-gen.md §3.1
+// --func-names; `dfx deps`, `critical-path`, `pmu`), read by its one reader
+// (common/name_map_file.hpp, which checks it the same way for every command).
 //
 // The file is `{"callable_id_to_name": {"<id>": "<name>", ...}, ...}`. As in the
-// reference, a missing or empty `callable_id_to_name` makes the whole object
-// the map (a flat `{id: name}` file). A file that cannot be read or parsed is
-// an input_error; leniently (`--lenient`) it is what the reference makes of
-// it, a warning and an empty map (names only decorate the output).
+// reference viewer, a missing or empty `callable_id_to_name` makes the whole
+// object the map (a flat `{id: name}` file; the swimlane converter reads no
+// names from such a file). A file that cannot be read, parse or pass the
+// checks is an input_error; leniently (`--lenient`) it is what the reference
+// makes of it, a warning and an empty map (names only decorate the output).
 #pragma once
 
 #include <simdjson.h>
@@ -19,7 +21,7 @@
 #include <unordered_map>
 
 #include "dfx/convert/common/input_error.hpp"
-#include "dfx/convert/common/input_file.hpp"
+#include "dfx/convert/common/name_map_file.hpp"
 #include "dfx/schema/artefact_names.hpp"
 
 namespace dfx::convert::deps {
@@ -44,16 +46,11 @@ struct name_map {
 
 namespace detail {
 
-// `strict`: every name is a string and no key repeats (the reference takes
-// str() of any truthy value, and the last of repeated keys).
-inline void fill_names(name_map& m, simdjson::dom::object obj, bool strict = false) {
+// The viewer's reading of one object of names: str() of every truthy value
+// (the checks, strings only, are name_map_file's).
+inline void fill_names(name_map& m, simdjson::dom::object obj) {
     using simdjson::dom::element_type;
-    std::unordered_map<std::string, bool> seen;
     for (auto [key, v] : obj) {
-        if (strict && !seen.emplace(std::string(key), true).second)
-            throw std::runtime_error("duplicate key \"" + std::string(key) + "\"");
-        if (strict && v.type() != element_type::STRING)
-            throw std::runtime_error("\"" + std::string(key) + "\": expected a string (a kernel name)");
         m.nonempty = true;
         std::string name;
         switch (v.type()) {
@@ -70,34 +67,21 @@ inline void fill_names(name_map& m, simdjson::dom::object obj, bool strict = fal
 
 }  // namespace detail
 
-// Loads a name map; on any problem throws input_error "<path>: <why>", or,
+// Loads a name map through its one reader (common/name_map_file.hpp, which
+// checks it); on any problem throws input_error "<path>: <why>", or,
 // leniently, prints `Warning: couldn't read <path>: <why>` to stderr and
-// returns an empty map. (Name maps are small: a DOM parse is the simplest
-// complete validation.)
+// returns an empty map. Leniently only the grammar is checked: the
+// reference's str() of any name, the last of repeated keys.
 inline name_map load_name_map(const std::string& path, bool lenient = false) {
     name_map m;
     try {
-        require_regular_file(path);  // never block on a FIFO
-        simdjson::dom::parser parser;
-        simdjson::dom::element doc = parser.load(path);
-        simdjson::dom::object top;
-        if (doc.get_object().get(top) != simdjson::SUCCESS) throw std::runtime_error("not a JSON object");
+        const name_map_file f = read_name_map_file(path, lenient ? name_map_checks::grammar : name_map_checks::checked);
         // Prefer a non-empty callable_id_to_name object.
-        simdjson::dom::object inner;
-        if (!lenient) {  // the top level: no repeated key
-            std::unordered_map<std::string, bool> seen;
-            for (auto [key, v] : top)
-                if (!seen.emplace(std::string(key), true).second)
-                    throw std::runtime_error("duplicate top-level key \"" + std::string(key) + "\"");
-        }
-        if (top["callable_id_to_name"].get_object().get(inner) == simdjson::SUCCESS) detail::fill_names(m, inner, !lenient);
-        if (!m.nonempty) detail::fill_names(m, top);
-    } catch (const std::exception& e) {
-        if (!lenient) {
-            const std::string why = e.what();
-            throw input_error(why.compare(0, path.size(), path) == 0 ? why : path + ": " + why);
-        }
-        std::fprintf(stderr, "Warning: couldn't read %s: %s\n", path.c_str(), e.what());
+        if (const auto inner = f.callable_id_to_name()) detail::fill_names(m, *inner);
+        if (!m.nonempty) detail::fill_names(m, f.top());
+    } catch (const input_error& e) {
+        if (!lenient) throw;
+        std::fprintf(stderr, "Warning: couldn't read %s\n", e.what());
         return {};
     }
     return m;

@@ -1,5 +1,6 @@
-// name_map: kernel names for func ids, from a `name_map_<case>.json`
-// (spec chip-swimlane.md §3):
+// name_map: the swimlane converter's interpretation of a name map
+// (`name_map_<case>.json`, spec chip-swimlane.md §3), read by its one reader
+// (common/name_map_file.hpp, which checks it the same way for every command):
 //     {"level": 2, "orchestrator_name": "PagedAttn", "callable_id_to_name": {"0": "QK", "1": "SF"}}
 // Only `callable_id_to_name` (string keys, matched against the decimal func
 // id) and `orchestrator_name` are read.
@@ -25,8 +26,7 @@
 #include <fmt/format.h>
 
 #include "dfx/convert/common/input_error.hpp"
-#include "dfx/convert/common/input_file.hpp"
-#include "dfx/convert/common/json_value.hpp"
+#include "dfx/convert/common/name_map_file.hpp"
 #include "dfx/schema/artefact_names.hpp"
 
 namespace dfx::convert::swimlane {
@@ -46,86 +46,27 @@ struct name_map {
     [[nodiscard]] bool empty() const noexcept { return names.empty(); }
 };
 
-namespace detail {
-
-// A key as it may appear in a one-line error message: control characters
-// (a "\n" escape in the file is a real newline once unescaped) as \xNN.
-inline std::string printable_key(std::string_view key) {
-    std::string out;
-    for (const char c : key) {
-        const auto u = static_cast<unsigned char>(c);
-        if (u < 0x20 || u == 0x7F) out += fmt::format("\\x{:02x}", u);
-        else out.push_back(c);
-    }
-    return out;
-}
-
-}  // namespace detail
-
-// A name map is a few hundred bytes: it is read whole.
+// Loads a name map through its one reader (common/name_map_file.hpp, which
+// checks it the same way for every command); the swimlane reads
+// `callable_id_to_name` and `orchestrator_name` only (no flat-map fallback).
 inline name_map load_name_map(const std::string& path) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec)) {
         throw input_error(fmt::format("Func names JSON not found: {}", path));
     }
-    require_regular_file(path);
-    simdjson::padded_string text;
-    if (simdjson::padded_string::load(path).get(text) != simdjson::SUCCESS) {
-        throw input_error(fmt::format("{}: cannot read", path));
-    }
-    auto fail = [&](std::string_view what) -> void { throw input_error(fmt::format("{}: {}", path, what)); };
-    // A name map is small: the DOM parser holds all of it to the grammar
-    // first (On-Demand below checks only what it visits).
-    {
-        simdjson::dom::parser whole;
-        simdjson::dom::element root;
-        if (const auto error = whole.parse(text).get(root); error != simdjson::SUCCESS)
-            fail(fmt::format("invalid JSON ({})", simdjson::error_message(error)));
-    }
-    simdjson::ondemand::parser parser;
-    simdjson::ondemand::document doc;
-    if (parser.iterate(text).get(doc) != simdjson::SUCCESS) fail("invalid JSON");
-    simdjson::ondemand::object obj;
-    if (doc.get_object().get(obj) != simdjson::SUCCESS) fail("expected a JSON object");
+    const name_map_file f = read_name_map_file(path, name_map_checks::checked);
     name_map m;
-    std::string why;
-    std::set<std::string, std::less<>> keys;  // a repeated key: one of its values would be ignored
-    for (auto field : obj) {
-        std::string_view key;
-        if (field.unescaped_key().get(key) != simdjson::SUCCESS) fail("invalid JSON");
-        if (!keys.emplace(key).second) fail(fmt::format("duplicate top-level key \"{}\"", detail::printable_key(std::string(key))));
-        simdjson::ondemand::value v;
-        if (field.value().get(v) != simdjson::SUCCESS) fail("invalid JSON");
+    for (auto [key, v] : f.top()) {
+        std::string_view s;
         if (key == "orchestrator_name") {
-            if (is_null(v)) {
-                m.orchestrator_name.reset();
-                continue;
-            }
-            std::string s;
-            if (!read_string(v, s, why)) fail(fmt::format("orchestrator_name: {}", why));
-            if (s.empty()) {
-                m.orchestrator_name.reset();
-            } else {
-                m.orchestrator_name = s;
-            }
+            // null or "" counts as absent
+            if (v.get_string().get(s) == simdjson::SUCCESS && !s.empty()) m.orchestrator_name = std::string(s);
+            else m.orchestrator_name.reset();
         } else if (key == "callable_id_to_name") {
             m.names.clear();
-            if (is_null(v)) continue;
-            simdjson::ondemand::object names;
-            if (v.get_object().get(names) != simdjson::SUCCESS) fail("callable_id_to_name: expected an object");
-            std::set<std::string, std::less<>> ids;
-            for (auto entry : names) {
-                std::string_view id;
-                if (entry.unescaped_key().get(id) != simdjson::SUCCESS) fail("invalid JSON");
-                const std::string id_s(id);
-                if (!ids.emplace(id_s).second)
-                    fail(fmt::format("callable_id_to_name: duplicate key \"{}\"", detail::printable_key(id_s)));
-                simdjson::ondemand::value n;
-                if (entry.value().get(n) != simdjson::SUCCESS) fail("invalid JSON");
-                std::string s;
-                if (!read_string(n, s, why)) fail(fmt::format("callable_id_to_name.{}: {}", detail::printable_key(id_s), why));
-                m.names.emplace_back(id_s, std::move(s));
-            }
+            simdjson::dom::object names;
+            if (v.get_object().get(names) != simdjson::SUCCESS) continue;  // null
+            for (auto [id, name] : names) m.names.emplace_back(std::string(id), std::string(std::string_view(name.get_string())));
         }
     }
     return m;
