@@ -5,8 +5,8 @@
 // and aligns host and device clocks, all driven by the file's numbers, so one
 // target covers both (a separate read_records_file target would add nothing).
 //
-// The bytes are also parsed with 7-byte read chunks: json_stream must reach the
-// same verdict however the file is split into reads (the unit tests try chosen
+// The bytes are also parsed with 7-byte blocks and 40-byte batches: the stream
+// must reach the same verdict however the file is split into blocks and batches (the unit tests try chosen
 // boundaries; this tries every boundary the fuzzer can think of).
 #include <cstdio>
 #include <cstdlib>
@@ -28,7 +28,7 @@ struct outline {  // what must not depend on the chunk size
 outline read_with_chunk(const std::string& path, std::size_t chunk) {
     outline o;
     o.ok = dfx::fuzz::expect_input_error_only(path, [&] {
-        const sw::records_file rf = sw::records_reader(path, chunk).read();
+        const sw::records_file rf = sw::records_reader(path, chunk, chunk < 64 ? 40 : dfx::convert::json_object_stream::default_batch_bytes).read();
         o.aicore = rf.aicore.size();
         o.aicpu = rf.aicpu.size();
         o.sched = rf.sched.size();
