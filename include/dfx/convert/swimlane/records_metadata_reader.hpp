@@ -69,8 +69,8 @@ public:
                     const int128 t = vals_.integer(e, w);
                     if (t > max_thread_index) {
                         vals_.fail_at(w(), fmt::format("scheduler thread index {} is out of range (max {})",
-                                                 static_cast<std::int64_t>(t > INT64_MAX ? INT64_MAX : t),
-                                                 max_thread_index));
+                                                       static_cast<std::int64_t>(t > INT64_MAX ? INT64_MAX : t),
+                                                       max_thread_index));
                     }
                     m.core_to_thread.push_back(t < 0 ? -1 : static_cast<std::int64_t>(t));
                 }

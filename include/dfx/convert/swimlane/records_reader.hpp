@@ -215,8 +215,8 @@ private:
         }
         if (n != 5 && n != 6) {
             vals_.fail_at(where(), fmt::format("expected 5 or 6 columns [core_id, task_token_raw, reg_task_id, "
-                                         "start_cycles, end_cycles(, receive_to_start_cycles)], found {}",
-                                         n));
+                                               "start_cycles, end_cycles(, receive_to_start_cycles)], found {}",
+                                               n));
         }
         if (col[0] < 0 || col[0] > UINT32_MAX) vals_.fail_at(where(), "core_id out of range");
         if (col[1] < 0 && !vals_.lenient()) vals_.fail_at(where(), "task_token_raw must not be negative");
@@ -262,8 +262,8 @@ private:
         }
         if (n != 4) {
             vals_.fail_at(where(), fmt::format("expected 4 columns [core_id, reg_task_id, dispatch_cycles, "
-                                         "finish_cycles], found {}",
-                                         n));
+                                               "finish_cycles], found {}",
+                                               n));
         }
         if (col[0] < 0 || col[0] > UINT32_MAX) vals_.fail_at(where(), "core_id out of range");
         check_reg_task_id(col[1], where);
