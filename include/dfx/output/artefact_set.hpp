@@ -81,15 +81,15 @@ public:
         std::error_code ec;
         const fs::file_status st = fs::status(prefix_, ec);
         if (fs::exists(st) && !fs::is_directory(st))
-            throw output_error(prefix_.string() + ": exists and is not a directory");
+            detail::throw_output_error({prefix_.native(), ": exists and is not a directory"});
         const fs::path parent = prefix_.has_parent_path() ? prefix_.parent_path() : fs::path(".");
         fs::create_directories(parent, ec);
-        if (ec) throw output_error(parent.string() + ": cannot create: " + ec.message());
+        if (ec) detail::throw_output_error({parent.native(), ": cannot create: ", ec.message()});
         remove_stale(parent);
         staging_ = fs::path(prefix_.string() + staging_tag + std::to_string(::getpid()));
         fs::remove_all(staging_, ec);  // a reused pid's leftovers
         if (!fs::create_directory(staging_, ec) || ec)
-            throw output_error(staging_.string() + ": cannot create the staging directory: " + ec.message());
+            detail::throw_output_error({staging_.native(), ": cannot create the staging directory: ", ec.message()});
     }
     artefact_set(const artefact_set&) = delete;
     artefact_set& operator=(const artefact_set&) = delete;
@@ -120,7 +120,7 @@ public:
         try {
             if (fs::is_directory(prefix_, ec)) detail::carry_over(prefix_, staging_);
         } catch (const fs::filesystem_error& e) {
-            throw output_error(prefix_.string() + ": cannot carry the previous files over: " + e.what());
+            detail::throw_output_error({prefix_.native(), ": cannot carry the previous files over: ", e.what()});
         }
         if (!fs::exists(prefix_, ec)) {
             rename_or_throw(staging_, prefix_);
@@ -128,7 +128,7 @@ public:
         }
         if (::renameat2(AT_FDCWD, staging_.c_str(), AT_FDCWD, prefix_.c_str(), RENAME_EXCHANGE) != 0) {
             if (errno != EINVAL && errno != ENOSYS)
-                throw output_error(prefix_.string() + ": cannot swap the new artefacts in: " + std::strerror(errno));
+                detail::throw_output_error({prefix_.native(), ": cannot swap the new artefacts in: ", std::strerror(errno)});
             // No exchange on this file system: move the old set aside, then the new one in.
             const fs::path aside(prefix_.string() + old_tag + std::to_string(::getpid()));
             rename_or_throw(prefix_, aside);
@@ -146,7 +146,7 @@ private:
     static void rename_or_throw(const std::filesystem::path& from, const std::filesystem::path& to) {
         std::error_code ec;
         std::filesystem::rename(from, to, ec);
-        if (ec) throw output_error(to.string() + ": cannot move the artefacts into place: " + ec.message());
+        if (ec) detail::throw_output_error({to.native(), ": cannot move the artefacts into place: ", ec.message()});
     }
 
     // `<prefix>.dfx-staging-<pid>` / `.dfx-old-<pid>` of processes that are gone.

@@ -12,7 +12,6 @@
 #include <cstdint>
 #include <string>
 #include <tuple>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -48,26 +47,20 @@ class channel_registry {
 public:
     template <class Record>
     void add(std::uint32_t index, channel_ref<Record> ref) {
-        auto& slots = channels_[key<Record>()];
-        if (slots.size() <= index) slots.resize(index + 1, nullptr);
-        slots[index] = ref.device_block;
+        add(key<Record>(), index, ref.device_block);
     }
 
     // Asking for a channel no collector created is a wiring error (say, a
     // view compiled for a higher level than the collector captures).
     template <class Record>
     channel_ref<Record> get(std::uint32_t index) const {
-        const auto it = channels_.find(key<Record>());
-        if (it == channels_.end() || index >= it->second.size() || !it->second[index])
-            throw output_error(std::string("no ") + record_kind<Record>::name + " channel " + std::to_string(index) +
-                               " was created (is that collector on, at that level?)");
-        return {it->second[index]};
+        return {get(key<Record>(), index, record_kind<Record>::name)};
     }
 
     template <class Record>
     std::size_t count() const {
-        const auto it = channels_.find(key<Record>());
-        return it == channels_.end() ? 0 : it->second.size();
+        const std::vector<void*>* slots = find(key<Record>());
+        return slots ? slots->size() : 0;
     }
 
     // A thread's sink, built in place by the caller: auto sink = channels.sink<S>(i);
@@ -95,7 +88,30 @@ private:
         return {get<Records>(index)...};
     }
 
-    std::unordered_map<const void*, std::vector<void*>> channels_;
+    // What does not depend on the record type, compiled once for all of them.
+    // A run has at most a handful of record kinds: a list beats a hash map.
+    const std::vector<void*>* find(const void* kind) const noexcept {
+        for (const auto& [k, slots] : channels_)
+            if (k == kind) return &slots;
+        return nullptr;
+    }
+    void add(const void* kind, std::uint32_t index, void* block) {
+        std::vector<void*>* slots = nullptr;
+        for (auto& [k, s] : channels_)
+            if (k == kind) slots = &s;
+        if (!slots) slots = &channels_.emplace_back(kind, std::vector<void*>{}).second;
+        if (slots->size() <= index) slots->resize(index + 1, nullptr);
+        (*slots)[index] = block;
+    }
+    void* get(const void* kind, std::uint32_t index, const char* kind_name) const {
+        const std::vector<void*>* slots = find(kind);
+        if (!slots || index >= slots->size() || !(*slots)[index])
+            detail::throw_output_error({"no ", kind_name, " channel ", index,
+                                        " was created (is that collector on, at that level?)"});
+        return (*slots)[index];
+    }
+
+    std::vector<std::pair<const void*, std::vector<void*>>> channels_;  // record kind -> block per index
 };
 
 }  // namespace dfx

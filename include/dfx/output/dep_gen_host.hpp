@@ -48,14 +48,13 @@ public:
         const channel_report r = transport_.report().front();
         if (r.unfinished())
             return {{},
-                    "deps.json not written: the orchestrator's dep_gen producer never finished (a sink still alive "
-                    "when collection stopped), so " + std::to_string(r.lost()) +
-                        " records were lost and any later submits are missing"};
+                    detail::message({"deps.json not written: the orchestrator's dep_gen producer never finished (a "
+                                     "sink still alive when collection stopped), so ",
+                                     r.lost(), " records were lost and any later submits are missing"})};
         if (r.dropped > 0 || !r.balanced())
             return {{},
-                    "deps.json not written: " + std::to_string(r.produced - r.collected) + " of " +
-                        std::to_string(r.produced) +
-                        " dep_gen records were lost, and a graph with missing tasks or edges would mislead"};
+                    detail::message({"deps.json not written: ", r.produced - r.collected, " of ", r.produced,
+                                     " dep_gen records were lost, and a graph with missing tasks or edges would mislead"})};
         return {write_deps_json_file(prefix, records_), {}};
     }
 

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <span>
 #include <string>
 #include <vector>
@@ -43,35 +44,34 @@ inline const char* dep_gen_part_name(dep_gen_part part) noexcept {
     return "unknown";
 }
 
-inline output_error malformed_dep_gen(std::size_t index, const dep_gen_record& r, const std::string& what) {
-    return output_error("malformed dep_gen record stream: record " + std::to_string(index) + " (" +
-                        dep_gen_part_name(r.part) + " part, task " + std::to_string(r.task_id) + "): " + what);
+// Throws the output_error for record `index`; `what` is the message's tail.
+[[noreturn, gnu::cold, gnu::noinline]] inline void malformed_dep_gen(std::size_t index, const dep_gen_record& r,
+                                                                    std::initializer_list<message_part> what) {
+    std::string tail = message(what);
+    throw output_error(message({"malformed dep_gen record stream: record ", index, " (", dep_gen_part_name(r.part),
+                                " part, task ", r.task_id, "): ", tail}));
 }
 
-inline std::string submit_progress(const dep_gen_submit& s) {
-    return "task " + std::to_string(s.task_id) + " has " + std::to_string(s.tensors.size()) + " of " +
-           std::to_string(s.task.tensor_count) + " tensor parts and " + std::to_string(s.explicit_deps.size()) +
-           " of " + std::to_string(s.task.dep_count) + " deps";
+[[gnu::cold, gnu::noinline]] inline std::string submit_progress(const dep_gen_submit& s) {
+    return message({"task ", s.task_id, " has ", s.tensors.size(), " of ", s.task.tensor_count, " tensor parts and ",
+                    s.explicit_deps.size(), " of ", s.task.dep_count, " deps"});
 }
 
 inline void check_tensor_part(std::size_t index, const dep_gen_record& r, const dep_gen_submit& s) {
     const dep_gen_tensor_part& t = r.tensor;
-    const std::string at = "tensor index " + std::to_string(t.index);
     if (t.index >= s.task.tensor_count)
-        throw malformed_dep_gen(index, r, at + " is beyond the task's tensor_count " + std::to_string(s.task.tensor_count));
+        malformed_dep_gen(index, r, {"tensor index ", t.index, " is beyond the task's tensor_count ", s.task.tensor_count});
     if (t.index != s.tensors.size())
-        throw malformed_dep_gen(index, r, at + " is out of order: expected index " + std::to_string(s.tensors.size()));
+        malformed_dep_gen(index, r, {"tensor index ", t.index, " is out of order: expected index ", s.tensors.size()});
     const auto type = static_cast<std::uint8_t>(t.type);
     if (type > static_cast<std::uint8_t>(arg_type::no_dep))
-        throw malformed_dep_gen(index, r, at + " has unknown argument type " + std::to_string(type));
+        malformed_dep_gen(index, r, {"tensor index ", t.index, " has unknown argument type ", type});
     if (t.type == arg_type::output) return;  // no view to check: none exists at submit
     // Only OUTPUT may lack a view. The reference would read a zero-filled
     // blob here, whose owner field reads as task 0: an invented creator edge.
-    if (!t.has_view) throw malformed_dep_gen(index, r, at + " is not OUTPUT but carries no tensor view");
+    if (!t.has_view) malformed_dep_gen(index, r, {"tensor index ", t.index, " is not OUTPUT but carries no tensor view"});
     if (t.view.ndims > max_tensor_dims)
-        throw malformed_dep_gen(index, r,
-                                at + " has ndims " + std::to_string(t.view.ndims) + ", above " +
-                                    std::to_string(max_tensor_dims));
+        malformed_dep_gen(index, r, {"tensor index ", t.index, " has ndims ", t.view.ndims, ", above ", max_tensor_dims});
 }
 
 }  // namespace detail
@@ -86,11 +86,9 @@ inline std::vector<dep_gen_submit> read_dep_gen_submits(std::span<const dep_gen_
         switch (r.part) {
             case dep_gen_part::task: {
                 if (open && !open->complete())
-                    throw malformed_dep_gen(i, r, "the previous submit is incomplete: " + detail::submit_progress(*open));
+                    malformed_dep_gen(i, r, {"the previous submit is incomplete: ", detail::submit_progress(*open)});
                 if (r.task.tensor_count > max_task_tensors)
-                    throw malformed_dep_gen(i, r,
-                                            "tensor_count " + std::to_string(r.task.tensor_count) + " is above " +
-                                                std::to_string(max_task_tensors));
+                    malformed_dep_gen(i, r, {"tensor_count ", r.task.tensor_count, " is above ", max_task_tensors});
                 dep_gen_submit s;
                 s.task_id = r.task_id;
                 s.task = r.task;
@@ -100,41 +98,36 @@ inline std::vector<dep_gen_submit> read_dep_gen_submits(std::span<const dep_gen_
             }
             case dep_gen_part::tensor:
             case dep_gen_part::deps: {
-                const std::string kind = detail::dep_gen_part_name(r.part);
                 if (!open || (open->complete() && open->task_id != r.task_id))
-                    throw malformed_dep_gen(i, r, kind + " part without a preceding task part");
+                    malformed_dep_gen(i, r, {detail::dep_gen_part_name(r.part), " part without a preceding task part"});
                 if (open->task_id != r.task_id)
-                    throw malformed_dep_gen(i, r,
-                                            "belongs to another task while the open submit is incomplete: " +
-                                                detail::submit_progress(*open));
+                    malformed_dep_gen(i, r, {"belongs to another task while the open submit is incomplete: ",
+                                             detail::submit_progress(*open)});
                 if (r.part == dep_gen_part::tensor) {
                     detail::check_tensor_part(i, r, *open);
                     open->tensors.push_back(r.tensor);
                     break;
                 }
                 if (open->tensors.size() < open->task.tensor_count)
-                    throw malformed_dep_gen(i, r, "deps part before all tensor parts: " + detail::submit_progress(*open));
+                    malformed_dep_gen(i, r, {"deps part before all tensor parts: ", detail::submit_progress(*open)});
                 const std::size_t remaining = open->task.dep_count - open->explicit_deps.size();
                 if (remaining == 0)
-                    throw malformed_dep_gen(i, r,
-                                            "one deps part more than the task's dep_count " +
-                                                std::to_string(open->task.dep_count) + " needs");
+                    malformed_dep_gen(i, r, {"one deps part more than the task's dep_count ", open->task.dep_count, " needs"});
                 const std::size_t expected =
                     remaining < std::size_t{dep_gen_deps_per_part} ? remaining : std::size_t{dep_gen_deps_per_part};
                 if (r.count != expected)
-                    throw malformed_dep_gen(i, r,
-                                            "deps part holds " + std::to_string(r.count) + " deps, expected " +
-                                                std::to_string(expected) + " (" + detail::submit_progress(*open) + ")");
+                    malformed_dep_gen(i, r, {"deps part holds ", r.count, " deps, expected ", expected, " (",
+                                             detail::submit_progress(*open), ")"});
                 open->explicit_deps.insert(open->explicit_deps.end(), r.deps.deps, r.deps.deps + r.count);
                 break;
             }
             default:
-                throw malformed_dep_gen(i, r, "unknown part kind " + std::to_string(static_cast<unsigned>(r.part)));
+                malformed_dep_gen(i, r, {"unknown part kind ", static_cast<unsigned>(r.part)});
         }
     }
     if (!submits.empty() && !submits.back().complete())
-        throw output_error("malformed dep_gen record stream: the stream ends inside a submit: " +
-                           detail::submit_progress(submits.back()));
+        detail::throw_output_error({"malformed dep_gen record stream: the stream ends inside a submit: ",
+                                    detail::submit_progress(submits.back())});
     return submits;
 }
 

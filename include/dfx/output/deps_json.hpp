@@ -175,7 +175,7 @@ inline std::filesystem::path write_deps_json_file(const std::filesystem::path& p
     try {
         graph = replay_dep_gen(records);
     } catch (const output_error& e) {
-        throw output_error(path.string() + ": not written: " + e.what());
+        detail::throw_output_error({path.native(), ": not written: ", e.what()});
     }
     write_artefact(path, [&](std::FILE* f) {
         text_writer out(f);

@@ -16,6 +16,7 @@
 // here; the stamping views and their sinks are the typed part.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -48,12 +49,11 @@ public:
     swimlane_host(int level, swimlane_layout layout, channel_registry& channels, transport_options options = {})
         : level_(level), layout_(std::move(layout)), transport_(options) {
         if (level_ < 1 || level_ > 4)
-            throw output_error("chip swimlane: collection level in [1, 4] expected, got " + std::to_string(level_));
+            detail::throw_output_error({"chip swimlane: collection level in [1, 4] expected, got ", level_});
         if (layout_.core_types.empty()) throw output_error("chip swimlane: the layout has no cores");
         if (layout_.scheduler_threads == 0 || layout_.scheduler_threads > layout_.scheduler_pools)
-            throw output_error("chip swimlane: scheduler_threads must be in [1, scheduler_pools (" +
-                               std::to_string(layout_.scheduler_pools) + ")], got " +
-                               std::to_string(layout_.scheduler_threads));
+            detail::throw_output_error({"chip swimlane: scheduler_threads must be in [1, scheduler_pools (",
+                                        layout_.scheduler_pools, ")], got ", layout_.scheduler_threads});
         capture_.level = level_;
         capture_.clock_freq_hz = layout_.clock_freq_hz;
         capture_.core_types = layout_.core_types;
@@ -115,16 +115,31 @@ public:
     }
 
 private:
+    // One channel whose records are appended to `into`. The record type
+    // stays here; what does not depend on it is add_bytes, compiled once for
+    // the four record types.
     template <class Record>
     channel_ref<Record> add(const char* name, std::uint32_t index, channel_size size, std::vector<Record>& into) {
-        auto ref = transport_.template add_channel<Record>(
-            name, index, size.buffers, size.records_per_buffer,
-            [&into](std::span<const Record> records) { into.insert(into.end(), records.begin(), records.end()); });
-        if (!ref.device_block)
-            throw output_error(std::string(name) + ": cannot allocate " +
-                               std::to_string(std::uint64_t{size.buffers} * size.records_per_buffer * sizeof(Record)) +
-                               " bytes of buffers");
-        return ref;
+        return {add_bytes(name, index, size, sizeof(Record), &append<Record>, &into)};
+    }
+
+    template <class Record>
+    static void append(void* into, const std::byte* bytes, std::uint32_t count) {
+        const Record* records = reinterpret_cast<const Record*>(bytes);
+        auto& v = *static_cast<std::vector<Record>*>(into);
+        v.insert(v.end(), records, records + count);
+    }
+
+    void* add_bytes(const char* name, std::uint32_t index, channel_size size, std::uint32_t record_size,
+                    void (*append_to)(void*, const std::byte*, std::uint32_t), void* into) {
+        void* block = transport_.add_byte_channel(
+            name, index, size.buffers, size.records_per_buffer, record_size,
+            [append_to, into](const std::byte* bytes, std::uint32_t count) { append_to(into, bytes, count); });
+        if (!block)
+            detail::throw_output_error({name, ": cannot allocate ",
+                                        std::uint64_t{size.buffers} * size.records_per_buffer * record_size,
+                                        " bytes of buffers"});
+        return block;
     }
 
     int level_;

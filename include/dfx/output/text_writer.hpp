@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "dfx/io/json_string.hpp"
 
@@ -25,18 +26,22 @@ public:
     text_writer& operator=(const text_writer&) = delete;
     ~text_writer() { flush(); }
 
-    text_writer& raw(std::string_view text) {
+    // Out of line (here and below): a writer makes hundreds of calls, and
+    // inlined they were a large part of a host translation unit's code;
+    // a call per token costs nothing beside the file I/O.
+    [[gnu::noinline]] text_writer& raw(std::string_view text) {
         buffer_.append(text);
         if (buffer_.size() >= flush_at) flush();
         return *this;
     }
 
+    // Every integer type goes through one of two conversions.
     template <std::integral T>
     text_writer& number(T value) {
-        char digits[24];
-        const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, value);
-        (void)ec;  // 24 bytes hold any 64-bit integer
-        return raw(std::string_view(digits, static_cast<std::size_t>(end - digits)));
+        if constexpr (std::is_signed_v<T>)
+            return signed_number(value);
+        else
+            return unsigned_number(value);
     }
 
     // A JSON string literal, quotes included (io/json_string.hpp). ascii
@@ -58,6 +63,17 @@ public:
 
 private:
     static constexpr std::size_t flush_at = 1 << 20;
+
+    template <class T>
+    text_writer& digits_of(T value) {
+        char digits[24];
+        const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, value);
+        (void)ec;  // 24 bytes hold any 64-bit integer
+        return raw(std::string_view(digits, static_cast<std::size_t>(end - digits)));
+    }
+    [[gnu::noinline]] text_writer& signed_number(std::int64_t value) { return digits_of(value); }
+    [[gnu::noinline]] text_writer& unsigned_number(std::uint64_t value) { return digits_of(value); }
+
     std::FILE* out_;
     std::string buffer_;
     bool failed_ = false;

@@ -88,8 +88,7 @@ private:
     std::uint32_t cores() const noexcept { return static_cast<std::uint32_t>(host_.layout().cores.size()); }
     static std::uint32_t check(std::uint32_t index, std::uint32_t count, const char* role) {
         if (index >= count)
-            throw output_error(std::string("dfx session: ") + role + "(" + std::to_string(index) +
-                               "): the layout has " + std::to_string(count));
+            detail::throw_output_error({"dfx session: ", role, "(", index, "): the layout has ", count});
         return index;
     }
 

@@ -129,6 +129,56 @@ namespace detail {
 struct no_host {};  // stands in for a host collector a session does not compile
 template <bool Compiled, class Host>
 using host_if = std::conditional_t<Compiled, Host, no_host>;
+
+// What follows does not depend on which hosts a session compiles, so it is
+// plain inline code, compiled once in the host TU rather than once per host.
+
+// A collector's counts, and why its artefact is not written when its capture
+// is incomplete (not_written left empty otherwise). A file that records its
+// own losses (records_loss) is still written after drops.
+inline collector_outcome counted_outcome(const char* name, const std::vector<channel_report>& reports,
+                                         bool records_loss) {
+    collector_outcome o;
+    o.collector = name;
+    o.counts = totals(reports);
+    if (o.counts.unfinished_channels > 0) {
+        std::string who;
+        for (const auto& r : reports)
+            if (r.unfinished()) who += message({who.empty() ? "" : ", ", r.name, " ", r.producer_id});
+        o.not_written = message({"not written: ", o.counts.unfinished_channels, " lane(s) never finished (", who, "), ",
+                                 o.counts.lost, " records lost; finish every lane before session.finish()"});
+    } else if (o.counts.dropped > 0 && !records_loss) {
+        o.not_written = message({"not written: ", o.counts.dropped, " of ", o.counts.produced, " records were dropped"});
+    }
+    return o;
+}
+
+// One host's channel reports, under the collector's title.
+struct titled_reports {
+    const char* title;
+    std::vector<channel_report> reports;
+};
+
+// Names, once each, the lanes still attached; true if any is.
+inline bool note_running_lanes(const std::vector<titled_reports>& hosts, bool name_them, std::FILE* log,
+                               long long remaining_ms, std::vector<std::string>& named) {
+    bool running = false;
+    for (const titled_reports& h : hosts)
+        for (const auto& r : h.reports) {
+            if (!r.unfinished()) continue;
+            running = true;
+            if (!name_them || !log) continue;
+            std::string id = message({h.title, "/", r.name, "/", r.producer_id});
+            if (std::find(named.begin(), named.end(), id) != named.end()) continue;
+            std::fprintf(log,
+                         "dfx session: waiting for %s: the lane of %s %u is still attached "
+                         "(finish it, or let it go out of scope); giving up in %lld ms\n",
+                         h.title, r.name.c_str(), r.producer_id, remaining_ms);
+            std::fflush(log);
+            named.push_back(std::move(id));
+        }
+    return running;
+}
 }  // namespace detail
 
 template <class Hosts>
@@ -149,12 +199,12 @@ public:
             for (std::size_t c = 0; c < layout_.cores.size(); ++c)
                 layout_.core_to_thread.push_back(static_cast<int>(c % layout_.scheduler_threads));
         if (layout_.core_to_thread.size() != layout_.cores.size())
-            throw output_error("dfx session: core_to_thread has " + std::to_string(layout_.core_to_thread.size()) +
-                               " entries for " + std::to_string(layout_.cores.size()) + " cores");
+            detail::throw_output_error({"dfx session: core_to_thread has ", layout_.core_to_thread.size(),
+                                        " entries for ", layout_.cores.size(), " cores"});
         for (const int t : layout_.core_to_thread)
             if (t < 0 || static_cast<std::uint32_t>(t) >= layout_.scheduler_threads)
-                throw output_error("dfx session: core_to_thread names scheduler thread " + std::to_string(t) + " of " +
-                                   std::to_string(layout_.scheduler_threads));
+                detail::throw_output_error({"dfx session: core_to_thread names scheduler thread ", t, " of ",
+                                            layout_.scheduler_threads});
         // Written into a staging directory, swapped in whole by finish() (output/artefact_set.hpp);
         // the args dump streams into it as the run goes.
         set_.emplace(options_.prefix);
@@ -269,7 +319,7 @@ public:
             for (auto& f : c.files) f = set_->final_path(f);
         summary.name_map = set_->final_path(summary.name_map);
         if (options_.log) {
-            for_each_host([&](auto& h, const char* title) { write_accounting(options_.log, title, h.report()); });
+            for (const auto& h : reports()) write_accounting(options_.log, h.title, h.reports);
             if constexpr (Hosts::args_dump)
                 if (dump_) write_args_dump_report(options_.log, dump_->summary());
             if constexpr (Hosts::pmu)
@@ -302,34 +352,24 @@ private:
         return p.empty() ? std::vector<std::filesystem::path>{} : std::vector<std::filesystem::path>{p};
     }
 
-    // Counts, then the artefact unless the capture is incomplete. A file that
-    // records its own losses (records_loss) is still written after drops.
+    // Counts, then the artefact unless the capture is incomplete
+    // (detail::counted_outcome).
     template <class Host, class Write>
     collector_outcome outcome(const char* name, Host& host, Write&& write, bool records_loss = false) {
-        collector_outcome o;
-        o.collector = name;
-        const auto reports = host.report();
-        o.counts = totals(reports);
-        if (o.counts.unfinished_channels > 0) {
-            std::string who;
-            for (const auto& r : reports)
-                if (r.unfinished()) who += (who.empty() ? "" : ", ") + r.name + " " + std::to_string(r.producer_id);
-            o.not_written = "not written: " + std::to_string(o.counts.unfinished_channels) +
-                            " lane(s) never finished (" + who + "), " + std::to_string(o.counts.lost) +
-                            " records lost; finish every lane before session.finish()";
-            return o;
-        }
-        if (o.counts.dropped > 0 && !records_loss) {
-            o.not_written = "not written: " + std::to_string(o.counts.dropped) + " of " +
-                            std::to_string(o.counts.produced) + " records were dropped";
-            return o;
-        }
+        collector_outcome o = detail::counted_outcome(name, host.report(), records_loss);
+        if (!o.not_written.empty()) return o;
         try {
             o.files = write();
         } catch (const refused& r) {
             o.not_written = r.why;
         }
         return o;
+    }
+
+    std::vector<detail::titled_reports> reports() {
+        std::vector<detail::titled_reports> out;
+        for_each_host([&](auto& h, const char* title) { out.push_back({title, h.report()}); });
+        return out;
     }
 
     // Polls the hosts' reports until no producer is running, naming each
@@ -339,24 +379,9 @@ private:
         const auto start = clock::now();
         std::vector<std::string> named;
         for (;;) {
-            bool running = false;
-            const bool name_them = clock::now() - start >= options_.name_waiting_after;
-            for_each_host([&](auto& h, const char* title) {
-                for (const auto& r : h.report()) {
-                    if (!r.unfinished()) continue;
-                    running = true;
-                    std::string id = std::string(title) + "/" + r.name + "/" + std::to_string(r.producer_id);
-                    if (name_them && options_.log && std::find(named.begin(), named.end(), id) == named.end()) {
-                        std::fprintf(options_.log,
-                                     "dfx session: waiting for %s: the lane of %s %u is still attached "
-                                     "(finish it, or let it go out of scope); giving up in %lld ms\n",
-                                     title, r.name.c_str(), r.producer_id,
-                                     static_cast<long long>((options_.stop_timeout - std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - start)).count()));
-                        std::fflush(options_.log);
-                        named.push_back(std::move(id));
-                    }
-                }
-            });
+            const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - start);
+            const bool running = detail::note_running_lanes(reports(), waited >= options_.name_waiting_after,
+                                                            options_.log, (options_.stop_timeout - waited).count(), named);
             if (!running || clock::now() - start >= options_.stop_timeout) return;
             std::this_thread::sleep_for(std::chrono::milliseconds{2});
         }

@@ -60,20 +60,32 @@ public:
     template <class Record, class Sink>
     channel_ref<Record> add_channel(std::string name, std::uint32_t producer_id, std::uint32_t buffers,
                                     std::uint32_t records_per_buffer, Sink sink) {
-        const channel_geometry g = make_geometry(buffers, records_per_buffer, sizeof(Record));
+        return {add_byte_channel(std::move(name), producer_id, buffers, records_per_buffer, sizeof(Record),
+                                 [sink = std::move(sink)](const std::byte* bytes, std::uint32_t count) mutable {
+                                     sink(std::span<const Record>(reinterpret_cast<const Record*>(bytes), count));
+                                 })};
+    }
+
+    // What add_channel does once the record type is gone: a channel of
+    // record_size-byte records whose full buffers go to consume(records,
+    // count). Returns its device block, or nullptr if the memory could not be
+    // allocated. (Not a template on the record type, so a host with several
+    // record types compiles it once.)
+    void* add_byte_channel(std::string name, std::uint32_t producer_id, std::uint32_t buffers,
+                           std::uint32_t records_per_buffer, std::uint32_t record_size,
+                           std::function<void(const std::byte*, std::uint32_t)> consume) {
+        const channel_geometry g = make_geometry(buffers, records_per_buffer, record_size);
         void* device_block = MemoryOps::allocate(g.total_bytes);
-        if (!device_block) return {};
+        if (!device_block) return nullptr;
         auto c = std::make_unique<channel>();
         c->name = std::move(name);
         c->producer_id = producer_id;
         c->device_block = device_block;
         c->bytes = g.total_bytes;
         c->view = construct_channel(MemoryOps::host_view(device_block), g);
-        c->consume = [sink = std::move(sink)](const std::byte* bytes, std::uint32_t count) mutable {
-            sink(std::span<const Record>(reinterpret_cast<const Record*>(bytes), count));
-        };
+        c->consume = std::move(consume);
         channels_.push_back(std::move(c));
-        return {device_block};
+        return device_block;
     }
 
     void start() {
