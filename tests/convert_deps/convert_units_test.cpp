@@ -421,8 +421,8 @@ TEST_CASE("read_deps reads the same on one thread as pipelined") {
     const std::string path = write_temp(text);
     deps::deps_load_options lenient;  // the two unusable edges are dropped (and counted), as the reference does
     lenient.lenient = true;
-    const deps::deps_document piped = deps::read_deps(path, lenient, deps::reader_threads::pipelined);
-    const deps::deps_document alone = deps::read_deps(path, lenient, deps::reader_threads::one_thread);
+    const deps::deps_document piped = deps::read_deps(path, lenient, dfx::convert::reader_threads::pipelined);
+    const deps::deps_document alone = deps::read_deps(path, lenient, dfx::convert::reader_threads::one_thread);
     REQUIRE(piped.edges.size() == 2999);
     REQUIRE(alone.edges.size() == piped.edges.size());
     for (std::size_t i = 0; i < piped.edges.size(); ++i) {
@@ -441,8 +441,8 @@ TEST_CASE("read_deps reads the same on one thread as pipelined") {
     CHECK(alone.dropped_edges == 2);
     // Checked (the default), the first of them is an error at its byte, on either path.
     const std::string at = fmt::format("at byte {}: edges[2999]: expected an object", text.find(", 7, {") + 2);
-    CHECK_THROWS_WITH_AS(deps::read_deps(path, {}, deps::reader_threads::pipelined), doctest::Contains(at.c_str()), input_error);
-    CHECK_THROWS_WITH_AS(deps::read_deps(path, {}, deps::reader_threads::one_thread), doctest::Contains(at.c_str()), input_error);
+    CHECK_THROWS_WITH_AS(deps::read_deps(path, {}, dfx::convert::reader_threads::pipelined), doctest::Contains(at.c_str()), input_error);
+    CHECK_THROWS_WITH_AS(deps::read_deps(path, {}, dfx::convert::reader_threads::one_thread), doctest::Contains(at.c_str()), input_error);
 }
 
 TEST_CASE("the deps text is the same bytes whatever the chunk size") {

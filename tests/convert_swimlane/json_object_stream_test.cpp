@@ -195,11 +195,23 @@ TEST_CASE("records reader: the result does not depend on the block or batch size
     REQUIRE(whole.orch[1].size() == 1);
     CHECK(whole.orch[1][0].task_id.value == 7);
     CHECK(whole.base_cycles == 1000100);
+    // The deps viewer's sidecar: task rows kept, the lanes counted, their phases checked but not kept.
+    const auto tasks = dfx::convert::swimlane::records_reader(path).tasks_only().read();
+    CHECK(tasks.aicore.size() == 2);
+    CHECK(tasks.aicpu.size() == 2);
+    CHECK(tasks.sched.size() == 3);
+    CHECK(tasks.sched[0].empty());
+    CHECK(tasks.orch.size() == 2);
+    CHECK(tasks.orch[1].empty());
+    const auto bad_phase = dir.write("bad_phase.json", R"({"aicpu_scheduler_phases": [[{"start_cycles": -5}]]})");
+    CHECK_THROWS_WITH_AS(dfx::convert::swimlane::records_reader(bad_phase).tasks_only().read(),
+                         doctest::Contains("aicpu_scheduler_phases[0][0].start_cycles: expected a non-negative"), input_error);
     for (std::size_t block = 1; block <= 64; block += 3) {
         for (std::size_t batch_bytes : {1, 40, 1 << 20}) {
             CAPTURE(block);
             CAPTURE(batch_bytes);
-            const auto r = dfx::convert::swimlane::records_reader(path, block, batch_bytes).read();
+            const auto threads = block % 2 ? dfx::convert::reader_threads::one_thread : dfx::convert::reader_threads::pipelined;
+            const auto r = dfx::convert::swimlane::records_reader(path, block, batch_bytes).threads(threads).read();
             REQUIRE(r.aicore.size() == 2);
             CHECK(r.aicore[1].end == whole.aicore[1].end);
             CHECK(r.aicore[1].r2s == 0);

@@ -17,6 +17,7 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "dfx/io/temp_files.hpp"
+#include "reuse_freed_memory.hpp"
 
 #ifndef DFX_VERSION
 #error "DFX_VERSION is defined by tools/dfx/meson.build (the project's version)"
@@ -59,6 +60,7 @@ int finish(const CLI::App& app, int code) {
 
 int main(int argc, char** argv) {
     dfx::io::remove_temp_files_on_signal();
+    dfx::cli::one_heap();
     CLI::App app{"dfx: convert and inspect runtime DFX artefacts (swimlane, deps, args dump, PMU, scope stats)", "dfx"};
     app.set_version_flag("--version", "dfx " DFX_VERSION);
     app.require_subcommand(1);

@@ -198,4 +198,16 @@ inline void run_pipelined(json_object_stream&& stream, json_member_handler& hand
     p.finish();
 }
 
+// How a reader spends cores: `pipelined` scans on the calling thread and
+// parses on a second one; `one_thread` does both on the calling thread, for
+// when another reader has the second core (two pipelined readers on two
+// cores ran slower than two plain ones: 4 threads, a copy of every element,
+// and hand-overs).
+enum class reader_threads { pipelined, one_thread };
+
+inline void run_with(json_object_stream&& stream, json_member_handler& handler, reader_threads threads) {
+    if (threads == reader_threads::pipelined) run_pipelined(std::move(stream), handler);
+    else stream.run(handler);
+}
+
 }  // namespace dfx::convert

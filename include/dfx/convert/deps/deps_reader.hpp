@@ -411,20 +411,12 @@ private:
 
 }  // namespace detail
 
-// How a reader spends cores: `pipelined` scans on the calling thread and
-// parses elements on a second one (pipelined_handler.hpp); `one_thread` does
-// both on the calling thread, for when another reader has the second core
-// (two pipelined readers on two cores ran slower than two plain ones: 4
-// threads, a copy of every element, and hand-overs).
-enum class reader_threads { pipelined, one_thread };
-
 // Reads `path` into `sink`, one array element at a time. Throws input_error
 // for unreadable or malformed files.
 inline deps_read_summary read_deps(const std::string& path, deps_sink& sink, deps_load_options opt,
                                    reader_threads threads = reader_threads::pipelined) {
     detail::deps_handler handler(path, sink, opt);
-    if (threads == reader_threads::pipelined) run_pipelined(json_object_stream(path), handler);
-    else json_object_stream(path).run(handler);
+    run_with(json_object_stream(path), handler, threads);
     detail::require_edges(path, handler.summary, opt);
     return handler.summary;
 }

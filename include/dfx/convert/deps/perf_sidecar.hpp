@@ -125,7 +125,11 @@ private:
 // input_error when it is unreadable or invalid; the viewer fails, or
 // leniently warns and goes on without it, as the reference does.
 inline sidecar_tasks read_perf_sidecar(const std::string& path, bool lenient = false) {
-    const detail::sidecar_join r(swimlane::records_reader(path).lenient(lenient).read());
+    const detail::sidecar_join r(swimlane::records_reader(path)
+                                        .lenient(lenient)
+                                        .tasks_only()
+                                        .threads(reader_threads::one_thread)
+                                        .read());
     try {
         return r.finish();
     } catch (const input_error& e) {

@@ -195,7 +195,7 @@ enum class deps_policy { optional, required };
 // read at 200k tasks for 14 MB more peak memory, so it stays on one too.
 inline deps_graph load_deps_graph(const std::string& path, std::FILE* warnings = stderr,
                                   deps_policy policy = deps_policy::optional, bool lenient = false,
-                                  deps::reader_threads threads = deps::reader_threads::one_thread) {
+                                  dfx::convert::reader_threads threads = dfx::convert::reader_threads::one_thread) {
     deps_graph g;
     std::error_code ec;
     // A symlink that does not resolve (dangling, a loop) is a deps.json that

@@ -55,9 +55,24 @@ public:
         return *this;
     }
 
+    // Keep only the level, the metadata and the task rows: phases and uploads
+    // are checked as always (a corrupt sidecar is an error) and their lanes
+    // counted, but not kept (the deps viewer's sidecar needs no more; keeping
+    // them doubled `dfx deps`'s peak memory).
+    records_reader& tasks_only(bool on = true) {
+        tasks_only_ = on;
+        return *this;
+    }
+
+    // Scan and parse on the calling thread alone (another reader has the second core).
+    records_reader& threads(reader_threads t) {
+        threads_ = t;
+        return *this;
+    }
+
     records_file read() {
         out_.path = vals_.path();
-        run_pipelined(json_object_stream(vals_.path(), false, block_bytes_, batch_bytes_), *this);
+        run_with(json_object_stream(vals_.path(), false, block_bytes_, batch_bytes_), *this, threads_);
         return std::move(out_);
     }
 
@@ -117,14 +132,14 @@ public:
             switch (m) {
                 case member::aicore: read_aicore_row(v, index); break;
                 case member::aicpu: read_aicpu_row(v, index); break;
-                case member::uploads: read_upload(v, index); break;
-                case member::sched: lane(out_.sched, at.outer).push_back(read_sched_record(v, at.outer, index)); break;
+                case member::uploads: keep(out_.uploads, read_upload(v, index)); break;
+                case member::sched: keep(lane(out_.sched, at.outer), read_sched_record(v, at.outer, index)); break;
                 case member::orch:
-                    lane(out_.orch, at.outer).push_back(read_orch_record(v, key, at.outer, index, "start_cycles", "end_cycles", true));
+                    keep(lane(out_.orch, at.outer), read_orch_record(v, key, at.outer, index, "start_cycles", "end_cycles", true));
                     break;
                 case member::host_orch:
-                    lane(out_.host_orch, at.outer)
-                        .push_back(read_orch_record(v, key, at.outer, index, "start_host_ns", "end_host_ns", false));
+                    keep(lane(out_.host_orch, at.outer),
+                         read_orch_record(v, key, at.outer, index, "start_host_ns", "end_host_ns", false));
                     break;
                 default: break;
             }
@@ -168,6 +183,12 @@ private:
             case 'n': return "null";
             default: return "a number";
         }
+    }
+
+    // A phase or upload, checked whether or not it is kept.
+    template <class T>
+    void keep(std::vector<T>& to, T&& record) {
+        if (!tasks_only_) to.push_back(std::move(record));
     }
 
     template <class T>
@@ -376,7 +397,7 @@ private:
         return r;
     }
 
-    void read_upload(od_value& v_upload, std::size_t i) {
+    host_upload read_upload(od_value& v_upload, std::size_t i) {
         auto where = [&] { return fmt::format("host_device_uploads[{}]", i); };
         simdjson::ondemand::object obj;
         if (v_upload.get_object().get(obj) != simdjson::SUCCESS) vals_.fail_at(where(), "expected an object");
@@ -397,10 +418,12 @@ private:
                 u.detail_json = vals_.raw_text(v, at);
             }
         }
-        out_.uploads.push_back(std::move(u));
+        return u;
     }
 
     records_values vals_;
+    bool tasks_only_ = false;
+    reader_threads threads_ = reader_threads::pipelined;
     std::size_t block_bytes_;
     std::size_t batch_bytes_;
     simdjson::ondemand::parser parser_;
