@@ -195,7 +195,8 @@ TEST_CASE("records reader: the result does not depend on the block or batch size
     REQUIRE(whole.orch[1].size() == 1);
     CHECK(whole.orch[1][0].task_id.value == 7);
     CHECK(whole.base_cycles == 1000100);
-    // The deps viewer's sidecar: task rows kept, the lanes counted, their phases checked but not kept.
+    // The deps viewer's sidecar: task rows kept, the lanes counted; the phases held to the grammar
+    // only, as fields no command reading the sidecar uses.
     const auto tasks = dfx::convert::swimlane::records_reader(path).tasks_only().read();
     CHECK(tasks.aicore.size() == 2);
     CHECK(tasks.aicpu.size() == 2);
@@ -204,8 +205,14 @@ TEST_CASE("records reader: the result does not depend on the block or batch size
     CHECK(tasks.orch.size() == 2);
     CHECK(tasks.orch[1].empty());
     const auto bad_phase = dir.write("bad_phase.json", R"({"aicpu_scheduler_phases": [[{"start_cycles": -5}]]})");
-    CHECK_THROWS_WITH_AS(dfx::convert::swimlane::records_reader(bad_phase).tasks_only().read(),
+    CHECK_THROWS_WITH_AS(dfx::convert::swimlane::records_reader(bad_phase).read(),
                          doctest::Contains("aicpu_scheduler_phases[0][0].start_cycles: expected a non-negative"), input_error);
+    CHECK(dfx::convert::swimlane::records_reader(bad_phase).tasks_only().read().sched.size() == 1);
+    const auto bad_grammar = dir.write("bad_grammar.json", R"({"aicpu_scheduler_phases": [[{"start_cycles": 05}]]})");
+    CHECK_THROWS_AS(dfx::convert::swimlane::records_reader(bad_grammar).tasks_only().read(), input_error);
+    const auto not_lanes = dir.write("not_lanes.json", R"({"aicpu_orchestrator_phases": [[], 7]})");
+    CHECK_THROWS_WITH_AS(dfx::convert::swimlane::records_reader(not_lanes).tasks_only().read(),
+                         doctest::Contains("aicpu_orchestrator_phases[1]: expected an array"), input_error);
     for (std::size_t block = 1; block <= 64; block += 3) {
         for (std::size_t batch_bytes : {1, 40, 1 << 20}) {
             CAPTURE(block);

@@ -180,6 +180,9 @@ USED_BY = {
     ("name_map", command): {("callable_id_to_name",), ("orchestrator_name",)}
     for command in ("swimlane", "deps", "critical-path", "pmu")
 }
+# The deps viewer's records sidecar: the level, the metadata and the task rows (records_reader's
+# tasks_only(); the phases are held to the grammar only).
+USED_BY[("records", "deps")] = {u for u in USED["records"] if not u[0].endswith("_phases")}
 
 
 # Members the readers require (a missing one is an error), as USED; only for a converter that reads them.

@@ -38,7 +38,9 @@ namespace detail {
 // steps 1, 2 and 5), taken from the file as records_reader read it.
 class sidecar_join {
 public:
-    explicit sidecar_join(const swimlane::records_file& rf) {
+    // Takes the rows over, freeing each kind once it is converted (the peak is
+    // one kind held twice, not the whole file).
+    explicit sidecar_join(swimlane::records_file&& rf) {
         if (rf.level && *rf.level >= INT64_MIN && *rf.level <= INT64_MAX) level_ = static_cast<std::int64_t>(*rf.level);
         if (rf.meta.clock_freq_hz >= INT64_MIN && rf.meta.clock_freq_hz <= INT64_MAX)
             clock_freq_ = static_cast<std::int64_t>(rf.meta.clock_freq_hz);
@@ -47,10 +49,14 @@ public:
         host_phases_ = !rf.host_orch.empty();
         aicpu_orch_phases_ = !rf.orch.empty();
         core_types_ = rf.meta.core_types;
+        aicore_.reserve(rf.aicore.size());
         for (const swimlane::aicore_row& r : rf.aicore)
             aicore_.push_back({static_cast<std::int64_t>(r.core), static_cast<std::int64_t>(r.reg), r.token});
+        std::vector<swimlane::aicore_row>().swap(rf.aicore);
+        aicpu_.reserve(rf.aicpu.size());
         for (const swimlane::aicpu_row& r : rf.aicpu)
             aicpu_.emplace_back(static_cast<std::int64_t>(r.core), static_cast<std::int64_t>(r.reg));
+        std::vector<swimlane::aicpu_row>().swap(rf.aicpu);
     }
 
     // The tasks read_perf_data would return, reduced to their core type.

@@ -55,10 +55,12 @@ public:
         return *this;
     }
 
-    // Keep only the level, the metadata and the task rows: phases and uploads
-    // are checked as always (a corrupt sidecar is an error) and their lanes
-    // counted, but not kept (the deps viewer's sidecar needs no more; keeping
-    // them doubled `dfx deps`'s peak memory).
+    // Read only the level, the metadata and the task rows: what the deps
+    // viewer's sidecar uses. Phases and uploads are held to the grammar (the
+    // engine validates every byte it scans) and their lanes counted, but their
+    // fields are neither read nor kept: a reader checks the types and ranges
+    // of what it uses. (Keeping them doubled `dfx deps`'s peak memory, and
+    // checking them doubled its time, for values it never looks at.)
     records_reader& tasks_only(bool on = true) {
         tasks_only_ = on;
         return *this;
@@ -118,6 +120,7 @@ public:
 
     void batch(std::string_view key, const element_batch& at, simdjson::padded_string_view json) override {
         const member m = member_of(key);
+        if (tasks_only_ && m != member::aicore && m != member::aicpu) return;  // grammar checked, fields unused
         auto where_array = [&] {
             return m == member::sched || m == member::orch || m == member::host_orch ? fmt::format("{}[{}]", key, at.outer)
                                                                                       : std::string(key);
@@ -132,14 +135,14 @@ public:
             switch (m) {
                 case member::aicore: read_aicore_row(v, index); break;
                 case member::aicpu: read_aicpu_row(v, index); break;
-                case member::uploads: keep(out_.uploads, read_upload(v, index)); break;
-                case member::sched: keep(lane(out_.sched, at.outer), read_sched_record(v, at.outer, index)); break;
+                case member::uploads: out_.uploads.push_back(read_upload(v, index)); break;
+                case member::sched: lane(out_.sched, at.outer).push_back(read_sched_record(v, at.outer, index)); break;
                 case member::orch:
-                    keep(lane(out_.orch, at.outer), read_orch_record(v, key, at.outer, index, "start_cycles", "end_cycles", true));
+                    lane(out_.orch, at.outer).push_back(read_orch_record(v, key, at.outer, index, "start_cycles", "end_cycles", true));
                     break;
                 case member::host_orch:
-                    keep(lane(out_.host_orch, at.outer),
-                         read_orch_record(v, key, at.outer, index, "start_host_ns", "end_host_ns", false));
+                    lane(out_.host_orch, at.outer)
+                        .push_back(read_orch_record(v, key, at.outer, index, "start_host_ns", "end_host_ns", false));
                     break;
                 default: break;
             }
@@ -185,11 +188,6 @@ private:
         }
     }
 
-    // A phase or upload, checked whether or not it is kept.
-    template <class T>
-    void keep(std::vector<T>& to, T&& record) {
-        if (!tasks_only_) to.push_back(std::move(record));
-    }
 
     template <class T>
     static std::vector<T>& lane(std::vector<std::vector<T>>& lanes, std::size_t outer) {
