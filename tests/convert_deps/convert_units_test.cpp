@@ -513,54 +513,6 @@ TEST_CASE("plain_value reads a validated value exactly as simdjson On-Demand doe
     CHECK_FALSE(is_plain_json("[\"\xff\"]"));  // not UTF-8: simdjson reports it
 }
 
-TEST_CASE("read_int_row reads the leading integers of a row as py_int does, and declines every other row") {
-    std::int64_t out[3] = {};
-    std::size_t count = 99;
-    CHECK(read_int_row("[]", out, 3, count));
-    CHECK(count == 0);
-    CHECK(read_int_row("[0, 4294967299, 1, 1002748, 1003570, 8]", out, 3, count));
-    CHECK(count == 3);  // the first three; the rest is not looked at
-    CHECK((out[0] == 0 && out[1] == 4294967299 && out[2] == 1));
-    CHECK(read_int_row("[5, 6, 7, null, \"x\", 1.5]", out, 3, count));
-    CHECK((count == 3 && out[0] == 5 && out[2] == 7));
-    CHECK(read_int_row("[ -1 ,\n2\t]", out, 3, count));
-    CHECK((count == 2 && out[0] == -1 && out[1] == 2));
-    CHECK(read_int_row("[123456789012345678]", out, 3, count));  // 18 digits
-    CHECK(out[0] == 123456789012345678);
-    for (const char* other : {"[1234567890123456789]", "[1.5, 2]", "[1e3]", R"(["1"])", "[true]", "[1, null]", "[[1]]", "{}", "7",
-                              "[1, 2, 3.0]"}) {
-        CAPTURE(other);
-        CHECK_FALSE(read_int_row(other, out, 3, count));
-    }
-    // Any array it accepts reads as py_int reads each element.
-    std::mt19937 rng(20261130);
-    std::size_t accepted = 0;
-    for (int i = 0; i < 3000; ++i) {
-        // Appended piecewise, not "[" + ...: the -Wrestrict false positive above.
-        std::string row = "[";
-        row += std::to_string(static_cast<int>(rng() % 2000) - 1000);
-        for (int k = 0, n = static_cast<int>(rng() % 4); k < n; ++k) {
-            row += ", ";
-            row += random_json(rng, 2);
-        }
-        row += "]";
-        const std::size_t max = 1 + rng() % 6;  // shorter or longer than the row
-        std::int64_t got[8] = {};
-        if (!read_int_row(row, got, max, count)) continue;
-        ++accepted;
-        CAPTURE(row);
-        CAPTURE(max);
-        std::size_t k = 0;
-        for (auto el : plain_value(row).get_array()) {
-            if (k == max) break;
-            auto v = el.value();
-            CHECK(py_int(v) == got[k++]);
-        }
-        CHECK(k == count);
-    }
-    CHECK(accepted > 300);
-}
-
 TEST_CASE("the records beside deps.json are read by records_reader, checked or leniently") {
     // Leniently the reference's reading of a negative id (masked to u64) is kept; checked it is an error.
     const std::string path = write_temp(R"({"chip_swimlane_level": 2,

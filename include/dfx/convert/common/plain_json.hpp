@@ -137,40 +137,6 @@ inline const char* value_end(const char* p, const char* end) {
 
 }  // namespace plain_detail
 
-// Reads the leading elements of a validated array when they are plain
-// integers (up to 18 digits, optional minus: what every reading of an integer
-// agrees on) into out[0, count), count = min(length, max). Elements after the
-// first `max` are not looked at (the stream has validated them). False, with
-// nothing promised, when the value is not an array or one of its first `max`
-// elements is anything else: the caller reads it the general way.
-inline bool read_int_row(std::string_view json, std::int64_t* out, std::size_t max, std::size_t& count) {
-    const char* p = json.data();
-    const char* const end = p + json.size();
-    auto skip_ws = [&] { p = plain_detail::skip_ws(p, end); };
-    if (p == end || *p != '[') return false;
-    ++p;
-    count = 0;
-    if (max == 0) return true;
-    skip_ws();
-    if (p != end && *p == ']') return true;
-    for (;;) {
-        const bool negative = p != end && *p == '-';
-        if (negative) ++p;
-        std::uint64_t v = 0;
-        const char* const digits = p;
-        while (p != end && *p >= '0' && *p <= '9') v = v * 10 + static_cast<std::uint64_t>(*p++ - '0');
-        if (p == digits || p - digits > 18) return false;
-        out[count++] = negative ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
-        skip_ws();
-        if (p == end) return false;
-        if (*p == ']') return true;
-        if (*p != ',') return false;  // a fraction, an exponent
-        if (count == max) return true;
-        ++p;
-        skip_ws();
-    }
-}
-
 class plain_object;
 class plain_array;
 

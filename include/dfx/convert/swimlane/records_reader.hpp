@@ -188,7 +188,6 @@ private:
         }
     }
 
-
     template <class T>
     static std::vector<T>& lane(std::vector<std::vector<T>>& lanes, std::size_t outer) {
         if (lanes.size() <= outer) lanes.resize(outer + 1);
