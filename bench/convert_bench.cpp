@@ -11,7 +11,8 @@
 //   BM_convert_scope_stats/<tasks>     dfx scope-stats scope_stats.jsonl -> HTML report
 //
 // bytes_per_second is input bytes over wall time; counters: input_MB,
-// peak_rss_MB. The reference Python tools' times for 10k / 50k / 200k tasks
+// peak_rss_MB, cpu_s (the child's user + system seconds per run, the
+// measure to compare on a machine that is not quiet). The reference Python tools' times for 10k / 50k / 200k tasks
 // are in ../shared/spec/reference-performance.md; the same sizes run here so
 // docs/benchmarks.md can put the two side by side.
 //
@@ -58,6 +59,7 @@ bool smoke = false;
 struct child_run {
     int status = 0;
     double seconds = 0;
+    double cpu_seconds = 0;  // the child's user + system time: steadier than wall time on a shared machine
     long peak_rss_kb = 0;
 };
 
@@ -88,6 +90,8 @@ child_run run_child(const std::vector<std::string>& args) {
     wait4(pid, &r.status, 0, &usage);
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     r.peak_rss_kb = usage.ru_maxrss;
+    r.cpu_seconds = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                    static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
     return r;
 }
 
@@ -191,6 +195,7 @@ void BM_convert(benchmark::State& state, tool t, std::uint64_t tasks) {
     }
     const long spawner_kb = own_rss_kb();
     long peak_kb = 0;
+    double cpu_seconds = 0;
     for (auto _ : state) {
         const child_run r = run_child(args);
         if (!output.empty() && output != "/dev/null") fs::remove(output);
@@ -202,10 +207,12 @@ void BM_convert(benchmark::State& state, tool t, std::uint64_t tasks) {
         }
         state.SetIterationTime(r.seconds);
         peak_kb = std::max(peak_kb, r.peak_rss_kb);
+        cpu_seconds += r.cpu_seconds;
     }
     state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
     state.counters["input_MB"] = static_cast<double>(bytes) / 1e6;
     state.counters["peak_rss_MB"] = static_cast<double>(peak_kb) / 1024.0;
+    state.counters["cpu_s"] = benchmark::Counter(cpu_seconds, benchmark::Counter::kAvgIterations);
     state.counters["spawner_rss_MB"] = static_cast<double>(spawner_kb) / 1024.0;  // peak_rss_MB includes up to this
 }
 
