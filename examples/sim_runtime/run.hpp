@@ -31,7 +31,7 @@
 #include "dfx/collect.hpp"
 #include "dfx/config/selection.hpp"
 #include "dfx/policy/perf_pmu_source.hpp"
-#include "dfx/session/session_host.hpp"
+#include "dfx/session.hpp"  // dfx::session_host: every host collector
 #include "orchestrator.hpp"
 #include "scheduler.hpp"
 #include "workloads.hpp"

@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "dfx/session/session.hpp"
+#include "dfx/session.hpp"
 
 namespace {
 

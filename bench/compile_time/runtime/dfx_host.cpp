@@ -6,7 +6,11 @@
 #include <exception>
 #include <optional>
 
-#include "dfx/session.hpp"
+// The session, and the hosts of the two collectors dfx_glue.hpp enables:
+// only their writers are compiled (output/host_collectors.hpp).
+#include "dfx/output/dep_gen_host.hpp"
+#include "dfx/output/swimlane_host.hpp"
+#include "dfx/session/session.hpp"
 #include "dfx_glue.hpp"
 
 std::uint32_t run_runtime(std::uint32_t n, std::uint32_t workers);  // runtime.cpp

@@ -32,8 +32,10 @@
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
+#include <memory>
 #include <string>
 #include <system_error>
+#include <type_traits>
 #include <utility>
 
 #include "dfx/io/temp_files.hpp"
@@ -162,16 +164,26 @@ private:
 // Writes `path` through `write(std::FILE*)`, which returns false on a failure
 // it saw (a failed fputs, say), and commits it. Throws write_error; an
 // exception from `write` propagates after the temporary is removed.
-template <class Write>
-void write_atomically(const std::filesystem::path& path, Write&& write, atomic_file_options options = {}) {
+// The body of write_atomically, compiled once however many callers it has:
+// `write(context, stream)` is the caller's callable behind a plain pointer.
+inline void write_atomically_through(const std::filesystem::path& path, bool (*write)(void*, std::FILE*),
+                                     void* context, atomic_file_options options) {
     atomic_file file(path, options);
     errno = 0;
-    if (!write(file.stream())) {
+    if (!write(context, file.stream())) {
         const int err = errno;
         file.discard();
         throw write_error(path.string() + ": cannot write: " + (err != 0 ? std::strerror(err) : "write failed"));
     }
     file.commit();
+}
+
+template <class Write>
+void write_atomically(const std::filesystem::path& path, Write&& write, atomic_file_options options = {}) {
+    using callable = std::remove_reference_t<Write>;
+    write_atomically_through(
+        path, [](void* context, std::FILE* f) -> bool { return (*static_cast<callable*>(context))(f); },
+        const_cast<void*>(static_cast<const void*>(std::addressof(write))), options);
 }
 
 }  // namespace dfx::io

@@ -32,22 +32,13 @@
 #include "dfx/output/args_bin_stream.hpp"
 #include "dfx/output/args_dump_json.hpp"
 #include "dfx/output/channel_registry.hpp"
+#include "dfx/output/host_collectors.hpp"
 #include "dfx/output/output_error.hpp"
 #include "dfx/policy/dump_level.hpp"
 #include "dfx/schema/artefact_names.hpp"
 #include "dfx/transport/transport_host.hpp"
 
 namespace dfx {
-
-struct args_dump_layout {
-    std::uint32_t scheduler_threads = 1;
-    // Argument records per thread: the reference's 8 buffers x 256 records.
-    channel_size records{8, 256};
-    // Payload chunks (4 KiB) per thread. Their capacity is the arena: 32 x
-    // 1024 chunks hold ~126 MiB, about the reference's 128 MiB; a tensor
-    // larger than that is truncated to half and flagged.
-    channel_size payload{32, 1024};
-};
 
 // What the run captured and lost, for the report and the tests.
 struct args_dump_summary {
@@ -77,7 +68,7 @@ inline void write_args_dump_report(std::FILE* out, const args_dump_summary& s) {
     if (!s.write_error.empty()) std::fprintf(out, "  ERROR %s\n", s.write_error.c_str());
 }
 
-template <class MemoryOps = host_memory>
+template <class MemoryOps>
 class args_dump_host {
 public:
     args_dump_host(int level, std::filesystem::path prefix, args_dump_layout layout, channel_registry& channels,

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "dfx/output/channel_registry.hpp"
+#include "dfx/output/host_collectors.hpp"
 #include "dfx/output/deps_json.hpp"
 #include "dfx/output/output_error.hpp"
 #include "dfx/transport/transport_host.hpp"
@@ -25,7 +26,7 @@ struct deps_written {
     std::string refused;         // why not, when nothing was written
 };
 
-template <class MemoryOps = host_memory>
+template <class MemoryOps>
 class dep_gen_host {
 public:
     explicit dep_gen_host(channel_registry& channels, channel_size size = {4, 1024}, transport_options options = {})

@@ -30,18 +30,12 @@
 #include <vector>
 
 #include "dfx/output/channel_registry.hpp"
+#include "dfx/output/host_collectors.hpp"
 #include "dfx/output/output_error.hpp"
 #include "dfx/output/pmu_csv.hpp"
 #include "dfx/transport/transport_host.hpp"
 
 namespace dfx {
-
-struct pmu_layout {
-    // One entry per core: the scheduler thread that owns it (the thread_id column).
-    std::vector<std::uint32_t> core_to_thread;
-    // Per core: the reference's 2 buffers of 512 records.
-    channel_size size{2, 512};
-};
 
 inline constexpr int pmu_source_kinds = 4;
 
@@ -89,7 +83,7 @@ inline void write_pmu_report(std::FILE* out, const pmu_summary& s) {
     }
 }
 
-template <class MemoryOps = host_memory>
+template <class MemoryOps>
 class pmu_host {
 public:
     pmu_host(int event, pmu_layout layout, channel_registry& channels, transport_options options = {})

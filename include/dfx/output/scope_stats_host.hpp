@@ -13,13 +13,14 @@
 #include <vector>
 
 #include "dfx/output/channel_registry.hpp"
+#include "dfx/output/host_collectors.hpp"
 #include "dfx/output/output_error.hpp"
 #include "dfx/output/scope_stats_jsonl.hpp"
 #include "dfx/transport/transport_host.hpp"
 
 namespace dfx {
 
-template <class MemoryOps = host_memory>
+template <class MemoryOps>
 class scope_stats_host {
 public:
     // The reference's capacity: 4 buffers of 512 records.

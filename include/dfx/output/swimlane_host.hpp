@@ -24,26 +24,14 @@
 #include <vector>
 
 #include "dfx/output/channel_registry.hpp"
+#include "dfx/output/host_collectors.hpp"
 #include "dfx/output/chip_swimlane_json.hpp"
 #include "dfx/output/output_error.hpp"
 #include "dfx/transport/transport_host.hpp"
 
 namespace dfx {
 
-struct swimlane_layout {
-    std::vector<core_type> core_types;      // one entry per core
-    std::uint32_t scheduler_threads = 1;    // live AICPU scheduler threads
-    std::uint32_t scheduler_pools = 4;      // phase arrays in the file: the platform's thread count (a2a3 4, a5 5)
-    std::uint32_t orchestrator_lanes = 1;
-    std::uint64_t clock_freq_hz = 0;
-    // The reference's capacities, per core / per thread.
-    channel_size aicore{4, 1024};
-    channel_size aicpu{8, 1000};
-    channel_size sched_phases{6, 16384};
-    channel_size orch_phases{8, 16384};
-};
-
-template <class MemoryOps = host_memory>
+template <class MemoryOps>
 class swimlane_host {
 public:
     swimlane_host(int level, swimlane_layout layout, channel_registry& channels, transport_options options = {})

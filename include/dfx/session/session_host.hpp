@@ -36,18 +36,15 @@
 #include <utility>
 #include <vector>
 
-#include "dfx/output/args_dump_host.hpp"
 #include "dfx/output/artefact_set.hpp"
 #include "dfx/output/channel_registry.hpp"
-#include "dfx/output/dep_gen_host.hpp"
+#include "dfx/output/host_collectors.hpp"
 #include "dfx/output/name_map.hpp"
 #include "dfx/output/output_error.hpp"
-#include "dfx/output/pmu_host.hpp"
-#include "dfx/output/scope_stats_host.hpp"
-#include "dfx/output/swimlane_host.hpp"
 #include "dfx/policy/collector_choice.hpp"
 #include "dfx/schema/artefact_names.hpp"
 #include "dfx/transport/accounting.hpp"
+#include "dfx/transport/transport_host.hpp"
 
 namespace dfx {
 
@@ -129,6 +126,9 @@ namespace detail {
 struct no_host {};  // stands in for a host collector a session does not compile
 template <bool Compiled, class Host>
 using host_if = std::conditional_t<Compiled, Host, no_host>;
+// Whether a host's definition has been included (output/host_collectors.hpp).
+template <class Host>
+concept defined = requires { sizeof(Host); };
 
 // What follows does not depend on which hosts a session compiles, so it is
 // plain inline code, compiled once in the host TU rather than once per host.
@@ -183,6 +183,17 @@ inline bool note_running_lanes(const std::vector<titled_reports>& hosts, bool na
 
 template <class Hosts>
 class basic_session_host {
+    static_assert(!Hosts::swimlane || detail::defined<swimlane_host<>>,
+                  "dfx session: the swimlane is on: #include <dfx/output/swimlane_host.hpp> (or <dfx/session.hpp>)");
+    static_assert(!Hosts::dep_gen || detail::defined<dep_gen_host<>>,
+                  "dfx session: dep_gen is on: #include <dfx/output/dep_gen_host.hpp> (or <dfx/session.hpp>)");
+    static_assert(!Hosts::scope_stats || detail::defined<scope_stats_host<>>,
+                  "dfx session: scope stats are on: #include <dfx/output/scope_stats_host.hpp> (or <dfx/session.hpp>)");
+    static_assert(!Hosts::args_dump || detail::defined<args_dump_host<>>,
+                  "dfx session: the args dump is on: #include <dfx/output/args_dump_host.hpp> (or <dfx/session.hpp>)");
+    static_assert(!Hosts::pmu || detail::defined<pmu_host<>>,
+                  "dfx session: PMU is on: #include <dfx/output/pmu_host.hpp> (or <dfx/session.hpp>)");
+
 public:
     basic_session_host(collector_choice choice, std::uint64_t clock_freq_hz, session_layout layout, session_options options = {})
         : choice_(choice), layout_(std::move(layout)), options_(std::move(options)) {
@@ -300,7 +311,7 @@ public:
             if (swimlane_) summary.collectors.push_back(outcome("chip swimlane", *swimlane_, [&] { return files_of(swimlane_->write(dir)); }));
         if constexpr (Hosts::dep_gen)
             if (deps_) summary.collectors.push_back(outcome("dep_gen", *deps_, [&]() -> std::vector<std::filesystem::path> {
-                const deps_written w = deps_->write(dir);
+                const auto w = deps_->write(dir);
                 if (!w.refused.empty()) throw refused{w.refused};
                 return files_of(w.path);
             }));
