@@ -33,14 +33,17 @@ run_build() {  # name, CXX, what to test ("" for everything), meson options...
   done
   [ -n "$selection" ] && test_args=(--no-rebuild "${test_args[@]}")
   echo "== $name: configure and build =="
+  local started=$SECONDS
   if ! CXX="$compiler" dfx_configure "$dir" "$@" || ! ninja -C "$dir" -j "$jobs" "${targets[@]}" >"$dir.build.log" 2>&1; then
     tail -n 60 "$dir.build.log" 2>/dev/null
     echo "$name: build FAILED"
     failed_builds=$((failed_builds + 1))
     return
   fi
-  echo "== $name: test =="
+  local built=$SECONDS
+  echo "== $name: test (built in $((built - started)) s) =="
   meson test -C "$dir" --num-processes "$jobs" --print-errorlogs "${test_args[@]}" 2>&1 | grep -vE '^\s*$' | tail -n 200
+  echo "== $name: tested in $((SECONDS - built)) s =="
   builds+=("$dir")
 }
 
