@@ -7,14 +7,20 @@
 //               dependency floor, makespan - static critical path;
 //               a graph narrower than the cores: makespan x (1 - width/cores)
 //   idle        time no core ran anything: itself
-//   utilisation mean core idle share x makespan
+//   utilisation mean core idle share x makespan (not when dependency-bound:
+//               that finding's number is the same idle time)
 //   scheduler   verdict: the time a free core had ready work waiting
 //               (has_overhead); pickup: scheduler waits on the observed
 //               critical path
 //   rings       a ring full or at risk: the slack above the dependency
 //               floor when it is known (the time a stalled orchestrator can
-//               have cost), else unranked (after the ranked ones); a fatal
-//               run first of all
+//               have cost), else unranked (after the ranked ones). A fatal
+//               run comes first of all, then a full ring, whatever the
+//               estimates: a full ring stalls the orchestrator and so skews
+//               every other measure (idle, pickup, verdict), and the tuning
+//               loop raises it before reading the rest
+//
+// Every estimate is capped at the makespan.
 //   pmu         the kernel's share of all PMU cycles x makespan
 //
 // Findings whose impact cannot be estimated keep their order after the
@@ -41,6 +47,7 @@ struct finding {
     std::string area;   // graph, idle, utilisation, scheduler, rings, pmu
     double impact_us = std::numeric_limits<double>::quiet_NaN();  // NaN: not estimated
     std::string text;
+    bool ranks_first = false;  // a full ring: ranked before every estimate (see the top)
 };
 
 struct report_findings {
@@ -85,6 +92,7 @@ inline report_findings find_issues(const unit_measures& m) {
     if (timed)
         for (const auto& c : m.utilisation->cores) work += c.busy_us;
     double slack = std::numeric_limits<double>::quiet_NaN();  // above the dependency floor
+    bool dependency_bound = false;
 
     if (m.rings && m.rings->fatal)
         f.push_back({"rings", std::numeric_limits<double>::infinity(),
@@ -96,6 +104,7 @@ inline report_findings find_issues(const unit_measures& m) {
         const double ratio = g.critical_path_us / makespan;
         slack = std::max(0.0, makespan - g.critical_path_us);
         if (ratio >= dependency_bound_ratio) {
+            dependency_bound = true;
             const double floor = cores ? work / static_cast<double>(cores) : 0.0;
             f.push_back({"graph", std::max(0.0, makespan - floor),
                          fmt::format("Dependency-bound: the static critical path ({} over {} tasks) is {:.0f}% of the "
@@ -123,7 +132,8 @@ inline report_findings find_issues(const unit_measures& m) {
                                      us_text(u.all_idle_us), u.all_idle_us / makespan * 100)});
         const auto lowest = std::min_element(u.cores.begin(), u.cores.end(),
                                              [](const core_busy& a, const core_busy& b) { return a.utilisation < b.utilisation; });
-        if (lowest != u.cores.end())
+        // A dependency-bound run's idle cores are the graph's finding (same number): not repeated.
+        if (lowest != u.cores.end() && !dependency_bound)
             f.push_back({"utilisation", makespan * (1 - u.mean_utilisation),
                          fmt::format("Cores were busy {:.0f}% of the makespan on average (lowest: core {} ({}) at "
                                      "{:.0f}%, longest idle gap {}); more ready work per core (a wider graph, "
@@ -162,14 +172,20 @@ inline report_findings find_issues(const unit_measures& m) {
             if (p.capacity > 0 && (!highest || p.high_water / p.capacity > highest->high_water / highest->capacity)) highest = &p;
             if (p.state == ring_state::fits) continue;
             any = true;
-            const char* how = p.state == ring_state::full ? "was full" : "may have been full";
+            const bool full = p.state == ring_state::full;
+            const std::string knob = ring_knob[static_cast<int>(p.resource)];
+            const std::string advice =
+                full ? fmt::format("raise {} above {:.0f} (try {}; a full ring hides the true demand, so re-measure)",
+                                   knob, p.capacity, p.suggested)
+                     : fmt::format("raise {} to {} (holds the high water)", knob, p.suggested);
             f.push_back({"rings", slack,
-                         fmt::format("Ring {} {} {} (peak {} of {}; {} of {} scopes reached it, at {}): raise {} to {}.",
-                                     p.ring, ring_resource_name[static_cast<int>(p.resource)], how,
-                                     ring_resource_text(p, p.state == ring_state::full ? p.live_peak : p.high_water),
+                         fmt::format("Ring {} {} {} (peak {} of {}; {} of {} scopes reached it, at {}): {}.", p.ring,
+                                     ring_resource_name[static_cast<int>(p.resource)],
+                                     full ? "was full" : "may have been full",
+                                     ring_resource_text(p, full ? p.live_peak : p.high_water),
                                      ring_resource_text(p, p.capacity), p.scopes_at_capacity, p.scopes,
-                                     detail::site_list(p.saturated_sites), ring_knob[static_cast<int>(p.resource)],
-                                     p.suggested)});
+                                     detail::site_list(p.saturated_sites), advice),
+                         full});
         }
         if (!any && highest)
             f.push_back({"rings", 0.0,
@@ -194,7 +210,11 @@ inline report_findings find_issues(const unit_measures& m) {
                                      k.name, k.core_type, share * 100, k.pipes[0].pipe, k.pipes[0].pct, next)});
         }
     }
+    for (auto& x : f)
+        if (timed && std::isfinite(x.impact_us)) x.impact_us = std::min(x.impact_us, makespan);
     std::stable_sort(f.begin(), f.end(), [](const finding& a, const finding& b) {
+        const bool fa = a.ranks_first || std::isinf(a.impact_us), fb = b.ranks_first || std::isinf(b.impact_us);
+        if (fa != fb) return fa;
         const bool ka = !std::isnan(a.impact_us), kb = !std::isnan(b.impact_us);
         if (ka != kb) return ka;
         return ka && a.impact_us > b.impact_us;
