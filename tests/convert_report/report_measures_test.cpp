@@ -40,7 +40,8 @@ sw::task row(std::uint64_t id, std::uint32_t core, double start, double end, dou
 }  // namespace
 
 TEST_CASE("graph shape: counts, levels, width profile and the weighted critical path") {
-    const rep::task_durations d{{1, 10.0}, {2, 5.0}, {3, 20.0}, {4, 1.0}, {5, 3.0}};
+    // a [0,10), b [10,15), c [10,30), d [30,31), e [0,3): every edge confirmed by the timing.
+    const rep::task_durations d{{1, {0, 10}}, {2, {10, 15}}, {3, {10, 30}}, {4, {30, 31}}, {5, {0, 3}}};
     const rep::graph_shape g = rep::measure_graph(diamond(), d);
     CHECK(g.tasks == 5);
     CHECK(g.edges == 4);
@@ -53,6 +54,16 @@ TEST_CASE("graph shape: counts, levels, width profile and the weighted critical 
     const rep::graph_shape untimed = rep::measure_graph(diamond(), {});
     CHECK_FALSE(untimed.timed);
     CHECK(untimed.critical_path_us == 0.0);
+}
+
+TEST_CASE("graph shape: an edge the timing does not confirm does not serialise the weighted path") {
+    // c starts at 5, before a ends (10): a -> c was resolved early. Path: a (10) + b (5) + d... d starts at 30
+    // after b ends (15) and c ends (30): a b d = 10 + 5 + 1, c d = 25 + 1: the longest is c -> d, 26.
+    const rep::task_durations d{{1, {0, 10}}, {2, {10, 15}}, {3, {5, 30}}, {4, {30, 31}}, {5, {0, 3}}};
+    const rep::graph_shape g = rep::measure_graph(diamond(), d);
+    CHECK(g.critical_path_us == doctest::Approx(26.0));
+    CHECK(g.critical_path_tasks == 2);
+    CHECK(g.depth == 3);  // levels are of the declared graph
 }
 
 TEST_CASE("graph shape: a cycle is counted, not looped on") {

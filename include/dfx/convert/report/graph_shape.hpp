@@ -3,7 +3,12 @@
 // the longest chain, in hops), the width profile (tasks per level: how many
 // could run at once if every earlier level were done), and the static
 // critical path: the longest chain weighted by each task's observed
-// duration, the floor no schedule of this graph can beat on these kernels.
+// duration (first start to last end of its rows), the floor no schedule of
+// this graph can beat on these kernels. As in `dfx critical-path` (static
+// CPM), it follows only the edges the timing confirms (the producer ended
+// before the consumer started, and started earlier): an edge the runtime
+// resolved early does not serialise. Depth and width are of the graph as
+// declared.
 //
 //   const graph_shape g = measure_graph(deps, durations);  // durations: by task id, may be empty
 //   g.critical_path_us / makespan_us  ->  near 1: dependency-bound
@@ -35,8 +40,14 @@ struct graph_shape {
     std::size_t critical_path_tasks = 0; // tasks on that chain
 };
 
-// One task duration per task id (the span of its rows: earliest start to latest end).
-using task_durations = std::unordered_map<std::uint64_t, double>;
+// Per task id, the span of its rows: earliest start, latest end (us).
+struct task_span {
+    double start = 0.0, end = 0.0;
+};
+using task_durations = std::unordered_map<std::uint64_t, task_span>;
+
+// "Finished before", within a nanosecond of rounding.
+inline constexpr double happens_before_tolerance_us = 1e-3;
 
 inline graph_shape measure_graph(const swimlane::deps_graph& deps, const task_durations& durations) {
     graph_shape g;
@@ -64,9 +75,17 @@ inline graph_shape measure_graph(const swimlane::deps_graph& deps, const task_du
         ++indegree[s];
     }
     g.timed = !durations.empty();
-    const auto duration_of = [&](std::size_t i) {
+    const auto span_of = [&](std::size_t i) -> const task_span* {
         const auto it = durations.find(ids[i]);
-        return it == durations.end() ? 0.0 : std::max(0.0, it->second);
+        return it == durations.end() ? nullptr : &it->second;
+    };
+    const auto duration_of = [&](std::size_t i) {
+        const task_span* sp = span_of(i);
+        return sp ? std::max(0.0, sp->end - sp->start) : 0.0;
+    };
+    const auto confirmed = [&](std::size_t p, std::size_t s) {
+        const task_span *a = span_of(p), *b = span_of(s);
+        return a && b && a->end <= b->start + happens_before_tolerance_us && a->start < b->start;
     };
     std::vector<std::size_t> level(ids.size(), 0);
     std::vector<double> finish(ids.size(), 0.0);      // longest weighted chain ending here, inclusive
@@ -90,7 +109,9 @@ inline graph_shape measure_graph(const swimlane::deps_graph& deps, const task_du
         }
         for (const std::uint32_t s : succs[i]) {
             level[s] = std::max(level[s], level[i] + 1);
-            if (finish[i] > start[s] || (finish[i] == start[s] && chain[i] > chain_before[s])) {
+            if (g.timed && !confirmed(i, s)) {
+                // Not a wait the run shows: orders the levels, not the weighted path.
+            } else if (finish[i] > start[s] || (finish[i] == start[s] && chain[i] > chain_before[s])) {
                 start[s] = finish[i];
                 chain_before[s] = chain[i];
             }
