@@ -105,6 +105,7 @@ inline std::string render_unit_html(const unit_measures& m, const report_finding
         c.title = "Width profile";
         c.x_label = "level (hops from a source)";
         c.y_label = "tasks at the level";
+        c.integer_x = true;
         c.bars = true;
         chart_series s{"tasks", palette[0], {}, {}};
         for (std::size_t i = 0; i < g.width.size(); ++i) {
@@ -148,6 +149,7 @@ inline std::string render_unit_html(const unit_measures& m, const report_finding
             chart c;
             c.title = fmt::format("Ring {} {}: high water per scope", p->ring, res);
             c.x_label = "scope (end-record order)";
+            c.integer_x = true;
             c.y_label = fmt::format("{} ({})", res, ring_unit[static_cast<int>(p->resource)]);
             chart_series s{"high water", palette[0], {}, {}};
             for (std::size_t i = 0; i < p->fill.size(); ++i) {

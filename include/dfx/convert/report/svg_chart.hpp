@@ -31,6 +31,7 @@ struct chart {
     std::string title, x_label, y_label;
     std::vector<chart_series> series;
     bool bars = false;                 // bars centred on x (width: the x step), else lines
+    bool integer_x = false;            // x is a count (level, scope index): whole-number ticks
     std::optional<double> limit;       // dashed horizontal line (a capacity)
     std::string limit_label = "capacity";
     double width = 720, height = 260;
@@ -47,6 +48,7 @@ inline double nice_step(double span, int ticks = 5) {
 }
 
 inline std::string tick_text(double v, double step) {
+    if (std::fabs(v) < step * 1e-6) v = 0;  // never "-0"
     if (step >= 1 || v == 0) return fmt::format("{:.0f}", v);
     const int decimals = static_cast<int>(std::ceil(-std::log10(step)));
     return fmt::format("{:.{}f}", v, decimals);
@@ -87,7 +89,7 @@ inline std::string render_chart(const chart& c) {
         o += fmt::format(R"(<line class="grid" x1="{:.1f}" x2="{:.1f}" y1="{:.1f}" y2="{:.1f}"/>)", left, left + pw, Y(t), Y(t));
         o += fmt::format(R"(<text class="tick" x="{:.1f}" y="{:.1f}" text-anchor="end">{}</text>)", left - 6, Y(t) + 4, tick_text(t, ys));
     }
-    const double xs = nice_step(x1 - x0, 6);
+    const double xs = c.integer_x ? std::max(1.0, nice_step(x1 - x0, 6)) : nice_step(x1 - x0, 6);
     for (double t = std::ceil(x0 / xs) * xs; t <= x1 + 1e-9; t += xs) {
         o += fmt::format(R"(<line class="axis" x1="{0:.1f}" x2="{0:.1f}" y1="{1:.1f}" y2="{2:.1f}"/>)", X(t), top + ph, top + ph + 4);
         o += fmt::format(R"(<text class="tick" x="{:.1f}" y="{:.1f}" text-anchor="middle">{}</text>)", X(t), top + ph + 16, tick_text(t, xs));
