@@ -222,7 +222,7 @@ inline report_findings find_issues(const unit_measures& m) {
     out.ranked = std::move(f);
 
     for (const auto& miss : m.found.missing())
-        out.gaps.push_back(fmt::format("No {}: {} unanswered; capture it with {} ({}).", miss.file, miss.question,
+        out.gaps.push_back(fmt::format("No {} (it answers: {}); capture it with {} ({}).", miss.file, miss.question,
                                        miss.flag, miss.config));
     if (m.found.records && m.level < pickup_gap_level)
         out.gaps.push_back(fmt::format("The records are level {}: the [dispatch, start] pickup gap needs level >= {} "
