@@ -40,6 +40,13 @@ def sim(work, *flags):
     return work / "dfx_outputs"
 
 
+def json_report(args):
+    p = run([*args, "--format", "json"])
+    if p.returncode != 0:
+        fail(f"dfx report {' '.join(args)} --format json: exit {p.returncode}: {p.stderr.strip()}")
+    return json.loads(p.stdout)
+
+
 def workdir():
     return Path(tempfile.mkdtemp(prefix="dfx-report-test-"))
 
@@ -99,7 +106,7 @@ def test_sim_ring_task_window():
     first = findings_of(p.stdout)[0] if findings_of(p.stdout) else ""
     if not first.startswith("Ring 2 task_window was full") or "raise ring_task_window above 4 (try 8" not in first:
         fail(f"window 4: the first finding should name ring 2's task window and the knob:\n{p.stdout}")
-    doc = json.loads(run([str(small), "--format", "json"]).stdout)
+    doc = json_report([str(small)])
     peak = [r for r in doc["units"][0]["rings"]["peaks"] if r["ring"] == 2 and r["resource"] == "task_window"][0]
     if peak["state"] != "full" or peak["knob"] != "ring_task_window" or peak["suggested"] != 8:
         fail(f"window 4: {peak}")
@@ -115,14 +122,14 @@ def test_sim_scheduler_verdict():
     """Level 3 with deps.json gives the verdict; level 2 names the level that would."""
     w = workdir()
     l3 = sim(w / "l3", "--workload", "spmd", "--enable-chip-swimlane", "--chip-swimlane-level", "3", "--enable-dep-gen")
-    doc = json.loads(run([str(l3), "--format", "json"]).stdout)["units"][0]
+    doc = json_report([str(l3)])["units"][0]
     v = doc["concurrency"]["scheduler_overhead"]
     if v is None or v["verdict"] not in ("scheduler_bound", "partially_scheduler_limited", "compute_or_dependency_bound"):
         fail(f"level 3: no verdict: {v}")
     if not any(f["area"] == "scheduler" and "for dispatch" in f["text"] for f in doc["findings"]):
         fail("level 3: no scheduler verdict finding")
     l2 = sim(w / "l2", "--workload", "spmd", "--enable-chip-swimlane", "--chip-swimlane-level", "2", "--enable-dep-gen")
-    doc = json.loads(run([str(l2), "--format", "json"]).stdout)["units"][0]
+    doc = json_report([str(l2)])["units"][0]
     if doc["concurrency"]["scheduler_overhead"] is not None or doc["concurrency"]["pickup_gap"] is None:
         fail("level 2: pickup gap but no verdict")
     if not any("--chip-swimlane-level 3" in g for g in doc["gaps"]):
@@ -134,7 +141,7 @@ def test_sim_l3_tree():
     """--chips 2: one section per rank<r>/d<k>, none for the root (it holds only the ranks)."""
     w = workdir()
     out = sim(w, "--workload", "chain", "--chips", "2", "--enable-chip-swimlane", "--chip-swimlane-level", "2")
-    doc = json.loads(run([str(out), "--format", "json"]).stdout)
+    doc = json_report([str(out)])
     labels = [u["label"] for u in doc["units"]]
     want = sorted(str(p.relative_to(out)) for p in out.glob("rank*/d*"))
     if labels != want or len(labels) != 4:
