@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -21,6 +22,7 @@
 #include "dfx/convert/pmu/pmu_summary.hpp"
 #include "dfx/convert/report/findings.hpp"
 #include "dfx/convert/report/unit_measures.hpp"
+#include "dfx/schema/artefact_names.hpp"
 
 namespace dfx::convert::report {
 
@@ -61,13 +63,13 @@ inline std::string render_unit_text(const unit_measures& m, const report_finding
     std::string o;
     o += fmt::format("== {} ({}) ==\n", m.unit.label, m.unit.dir.string());
     std::string have;
-    const auto add = [&](const char* name, bool present) {
+    const auto add = [&](std::string_view name, bool present) {
         if (present) have += (have.empty() ? "" : ", ") + std::string(name);
     };
-    add("deps.json", m.found.deps.has_value());
+    add(schema::deps_file, m.found.deps.has_value());
     if (m.found.records) have += (have.empty() ? "" : ", ") + fmt::format("swimlane records (level {})", m.level);
     add("scope stats", m.found.scope_stats.has_value());
-    add("pmu.csv", m.found.pmu.has_value());
+    add(schema::pmu_csv_file, m.found.pmu.has_value());
     o += fmt::format("artefacts: {}\n\n", have.empty() ? "none" : have);
 
     o += "Findings, ranked by the makespan time each could recover (at most)\n";

@@ -66,7 +66,9 @@ inline std::string render_chart(const chart& c) {
             y1 = std::max(y1, s.y[i]);
             first = false;
         }
-    if (c.limit) y1 = std::max(y1, *c.limit);
+    // A limit far above the data would flatten it: named in the legend as off scale instead of drawn.
+    const bool limit_drawn = c.limit && !(y1 > 0 && *c.limit > 3 * y1);
+    if (limit_drawn) y1 = std::max(y1, *c.limit);
     if (!(y1 > 0)) y1 = 1;
     y1 *= 1.05;
     double bar_w = 0;
@@ -118,14 +120,15 @@ inline std::string render_chart(const chart& c) {
                              k % 2 ? "5 2" : "none", pts);
         }
     }
-    if (c.limit)
+    if (limit_drawn)
         o += fmt::format(R"(<line class="limit" x1="{:.1f}" x2="{:.1f}" y1="{:.1f}" y2="{:.1f}"><title>{} {}</title></line>)", left,
                          left + pw, Y(*c.limit), Y(*c.limit), html_escape(c.limit_label), *c.limit);
     // Legend, top right.
     double lx = left + pw;
     std::vector<std::pair<std::string, std::string>> keys;
     for (const auto& s : c.series) keys.emplace_back(s.name, s.colour);
-    if (c.limit) keys.emplace_back(c.limit_label, "#dc2626");
+    if (limit_drawn) keys.emplace_back(c.limit_label, "#dc2626");
+    if (c.limit && !limit_drawn) keys.emplace_back(fmt::format("{} {} (off scale)", c.limit_label, *c.limit), "#fca5a5");
     for (auto it = keys.rbegin(); it != keys.rend(); ++it) {
         const double w = 24 + 7 * static_cast<double>(it->first.size());
         lx -= w;
