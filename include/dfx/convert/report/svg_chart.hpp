@@ -33,6 +33,7 @@ struct chart {
     bool bars = false;                 // bars centred on x (width: the x step), else lines
     bool integer_x = false;            // x is a count (level, scope index): whole-number ticks
     std::optional<double> limit;       // dashed horizontal line (a capacity)
+    std::optional<double> y_max;       // a fixed top of the y axis (100 for a percentage)
     std::string limit_label = "capacity";
     double width = 720, height = 260;
 };
@@ -70,6 +71,7 @@ inline std::string render_chart(const chart& c) {
     const bool limit_drawn = c.limit && !(y1 > 0 && *c.limit > 3 * y1);
     if (limit_drawn) y1 = std::max(y1, *c.limit);
     if (!(y1 > 0)) y1 = 1;
+    if (c.y_max) y1 = std::max(y1, *c.y_max);
     y1 *= 1.05;
     double bar_w = 0;
     if (c.bars) {  // room for half a bar at each end
