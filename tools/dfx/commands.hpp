@@ -17,5 +17,6 @@ void add_dump(CLI::App& app);            // dfx dump (alias dump_viewer)
 void add_pmu(CLI::App& app);             // dfx pmu
 void add_scope_stats(CLI::App& app);     // dfx scope-stats (alias scope_stats_plot)
 void add_all(CLI::App& app);             // dfx all
+void add_report(CLI::App& app);          // dfx report
 
 }  // namespace dfx::cli

@@ -102,9 +102,10 @@ inline void print_overhead_verdict(std::FILE* out, const perf_data& pd, const sc
     const double all_pct = pct(v.all_overhead, window);
     const double has_pct = pct(v.has_overhead, window);
     std::string verdict;
-    if (has_pct >= 25) {
+    const overhead_class cls = classify_overhead(has_pct);
+    if (cls == overhead_class::scheduler_bound) {
         verdict = "SCHEDULER-BOUND — a free core has ready, undispatched work for much of the makespan.";
-    } else if (has_pct >= 8) {
+    } else if (cls == overhead_class::partially_scheduler_limited) {
         verdict = fmt::format("PARTIALLY SCHEDULER-LIMITED — overhead {:.0f}% of the makespan; the rest is compute + "
                               "dependency-limited parallelism.",
                               has_pct);

@@ -63,6 +63,22 @@ struct overhead_verdict {                   // Part 1
     }
 };
 
+// Part 1's verdict from has_overhead as a share of the makespan: the
+// reference's thresholds (25 % and 8 %), named once so `dfx sched-overhead`
+// and `dfx report` cannot disagree on what "scheduler-bound" means.
+enum class overhead_class { scheduler_bound, partially_scheduler_limited, compute_or_dependency_bound };
+
+inline constexpr double scheduler_bound_pct = 25.0;
+inline constexpr double partially_limited_pct = 8.0;
+
+constexpr overhead_class classify_overhead(double has_overhead_pct) noexcept {
+    if (has_overhead_pct >= scheduler_bound_pct) return overhead_class::scheduler_bound;
+    if (has_overhead_pct >= partially_limited_pct) return overhead_class::partially_scheduler_limited;
+    return overhead_class::compute_or_dependency_bound;
+}
+static_assert(classify_overhead(25.0) == overhead_class::scheduler_bound &&
+              classify_overhead(7.99) == overhead_class::compute_or_dependency_bound);
+
 struct switch_stats {  // Part 2
     struct core_switch {
         std::uint32_t core;

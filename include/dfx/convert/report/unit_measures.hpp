@@ -1,0 +1,82 @@
+// unit_measures: every measure of one run directory, from whatever
+// artefacts it holds, each read by that artefact's one reader
+// (swimlane/records_reader.hpp through perf_data, deps/deps_reader.hpp
+// through swimlane::deps_graph, scope_stats/scope_stats_reader.hpp,
+// pmu/pmu_csv.hpp through pmu_summary). A bad artefact is the reader's
+// input_error (one line naming the file); a missing one leaves its
+// measures empty and is listed with the flag that produces it.
+//
+//   const unit_measures m = measure_unit(unit, stderr);
+#pragma once
+
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dfx/convert/pmu/pmu_summary.hpp"
+#include "dfx/convert/report/artefacts.hpp"
+#include "dfx/convert/report/core_utilisation.hpp"
+#include "dfx/convert/report/graph_shape.hpp"
+#include "dfx/convert/report/kernel_table.hpp"
+#include "dfx/convert/report/pipe_limits.hpp"
+#include "dfx/convert/report/ring_peaks.hpp"
+#include "dfx/convert/report/run_units.hpp"
+#include "dfx/convert/report/scheduling.hpp"
+#include "dfx/convert/scope_stats/scope_stats_reader.hpp"
+#include "dfx/convert/swimlane/deps_graph.hpp"
+#include "dfx/convert/swimlane/func_ids.hpp"
+#include "dfx/convert/swimlane/name_map.hpp"
+#include "dfx/convert/swimlane/perf_data.hpp"
+
+namespace dfx::convert::report {
+
+struct unit_measures {
+    run_unit unit;
+    run_artefacts found;
+    int level = 0;  // chip_swimlane_level of the records (0: no records)
+    std::size_t task_rows = 0;
+    std::optional<graph_shape> graph;
+    std::optional<core_utilisation> utilisation;
+    scheduling sched;
+    std::vector<kernel_row> kernels;  // every kernel, by total time
+    std::optional<ring_report> rings;
+    std::vector<kernel_pipes> pipes;  // every kernel in pmu.csv, by total cycles
+    bool pmu_present = false;
+};
+
+inline unit_measures measure_unit(const run_unit& unit, std::FILE* warnings = stderr, std::size_t timeline_bins = 120) {
+    unit_measures m;
+    m.unit = unit;
+    m.found = find_artefacts(unit.dir);
+    swimlane::name_map names;
+    const std::string probe = (unit.dir / std::string(schema::records_file)).string();
+    if (const auto map = swimlane::find_sibling_name_map(probe, warnings)) names = swimlane::load_name_map(*map);
+    swimlane::deps_graph deps;
+    if (m.found.deps) deps = swimlane::load_deps_graph(*m.found.deps, warnings, swimlane::deps_policy::required);
+    std::optional<swimlane::perf_data> pd;
+    if (m.found.records) {
+        pd = swimlane::load_perf_data(*m.found.records, warnings);
+        swimlane::resolve_func_ids(*pd, deps);
+        m.level = pd->level;
+        m.task_rows = pd->tasks.size();
+        m.utilisation = measure_utilisation(*pd, timeline_bins);
+        m.sched = measure_scheduling(*pd, deps);
+        m.kernels = kernel_table(*pd, names, m.utilisation->makespan_us);
+    }
+    if (m.found.deps) {
+        task_durations durations;
+        if (pd) {
+            for (const auto& f : swimlane::fold_task_ids(pd->tasks)) durations[f.id] = {f.start, f.end};
+        }
+        m.graph = measure_graph(deps, durations);
+    }
+    if (m.found.scope_stats) m.rings = measure_rings(read_scope_stats(*m.found.scope_stats));
+    if (m.found.pmu) {
+        m.pmu_present = true;
+        m.pipes = pipe_limits(pmu::summarize_pmu_csv(*m.found.pmu), names);
+    }
+    return m;
+}
+
+}  // namespace dfx::convert::report
