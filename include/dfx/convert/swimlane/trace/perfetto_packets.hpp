@@ -1,0 +1,565 @@
+// perfetto_packets: the swimlane trace as Perfetto's native protobuf format
+// (a `Trace` of `TracePacket`s), the second backend of event_sink
+// (event_shapes.hpp) beside the JSON one. The field numbers below are
+// Perfetto's (protos/perfetto/trace/: trace_packet.proto, clock_snapshot.proto,
+// track_event/{track_event,track_descriptor,process_descriptor,
+// thread_descriptor,counter_descriptor,debug_annotation}.proto,
+// interned_data/interned_data.proto); they are stable by protobuf's contract.
+//
+// What the JSON view has, the protobuf trace has, on one packet sequence:
+//   process_name / thread_name  -> TrackDescriptors (ProcessDescriptor,
+//                                  ThreadDescriptor), one per pid / (pid, tid)
+//   "X" slice                   -> TYPE_SLICE_BEGIN + TYPE_SLICE_END, with the
+//                                  name interned, the category interned and
+//                                  the args as interned-name debug annotations
+//   "s" / "f" flow endpoints    -> flow_ids / terminating_flow_ids ON the slice
+//                                  they bind to (bind_id, else the enclosing
+//                                  slice of the track at ts); an endpoint with
+//                                  no slice becomes a TYPE_INSTANT carrying it
+//   "C" counter point           -> TYPE_COUNTER on a counter track per
+//                                  (pid, "<name> <arg>"), the name the JSON
+//                                  importer gives it
+// A slice that overlaps another of its track only partly (begin / end
+// events must nest) goes to an overflow track under its thread's.
+// Not carried: sort indices (the UI orders tracks itself), flow names and
+// the JSON "id" of slices (flows are attached directly instead).
+//
+// Flows are drawn after the slices they bind to, so this backend keeps the
+// events (compactly, a few dozen bytes each) and writes them at finish(),
+// sorted by time: timestamps are deltas of a sequence-scoped incremental
+// clock (1-3 bytes instead of 6), interned data is emitted with the first
+// packet that uses it.
+//
+//   perfetto_trace pb;
+//   pb.process_name(4, "Worker View");
+//   pb.slice({"event", "QK(t7)", 4, 10000, ts_us, dur_us, event_id}, args);
+//   pb.flow(flow_id, 's', 4, 10000, ts_us, event_id);
+//   pb.counter(2, "shared_ready_queue AIC", ts_us, 3);
+//   pb.finish(out);   // appends the Trace bytes
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "dfx/convert/common/protobuf_writer.hpp"
+
+namespace dfx::convert::swimlane::trace {
+
+// ---- field numbers (Perfetto's protos) ----
+namespace pf {
+inline constexpr std::uint32_t trace_packet = 1;  // Trace.packet
+
+namespace packet {  // TracePacket
+inline constexpr std::uint32_t clock_snapshot = 6;
+inline constexpr std::uint32_t timestamp = 8;
+inline constexpr std::uint32_t trusted_packet_sequence_id = 10;
+inline constexpr std::uint32_t track_event = 11;
+inline constexpr std::uint32_t interned_data = 12;
+inline constexpr std::uint32_t sequence_flags = 13;
+inline constexpr std::uint32_t trace_packet_defaults = 59;
+inline constexpr std::uint32_t track_descriptor = 60;
+inline constexpr std::uint64_t seq_incremental_state_cleared = 1;
+inline constexpr std::uint64_t seq_needs_incremental_state = 2;
+}  // namespace packet
+
+namespace clock {  // ClockSnapshot, ClockSnapshot.Clock
+inline constexpr std::uint32_t clocks = 1;
+inline constexpr std::uint32_t primary_trace_clock = 2;
+inline constexpr std::uint32_t clock_id = 1;
+inline constexpr std::uint32_t timestamp = 2;
+inline constexpr std::uint32_t is_incremental = 3;
+inline constexpr std::uint64_t builtin_boottime = 6;
+inline constexpr std::uint64_t sequence_clock = 64;  // 64..127: scoped to the sequence
+}  // namespace clock
+
+namespace defaults {  // TracePacketDefaults
+inline constexpr std::uint32_t timestamp_clock_id = 58;
+}
+
+namespace track {  // TrackDescriptor
+inline constexpr std::uint32_t uuid = 1;
+inline constexpr std::uint32_t name = 2;
+inline constexpr std::uint32_t process = 3;
+inline constexpr std::uint32_t thread = 4;
+inline constexpr std::uint32_t parent_uuid = 5;
+inline constexpr std::uint32_t counter = 8;
+}  // namespace track
+namespace process {  // ProcessDescriptor
+inline constexpr std::uint32_t pid = 1;
+inline constexpr std::uint32_t process_name = 6;
+}  // namespace process
+namespace thread {  // ThreadDescriptor
+inline constexpr std::uint32_t pid = 1;
+inline constexpr std::uint32_t tid = 2;
+inline constexpr std::uint32_t thread_name = 5;
+}  // namespace thread
+
+namespace event {  // TrackEvent
+inline constexpr std::uint32_t category_iids = 3;
+inline constexpr std::uint32_t debug_annotations = 4;
+inline constexpr std::uint32_t type = 9;
+inline constexpr std::uint32_t name_iid = 10;
+inline constexpr std::uint32_t name = 23;
+inline constexpr std::uint32_t track_uuid = 11;
+inline constexpr std::uint32_t counter_value = 30;
+inline constexpr std::uint32_t flow_ids = 47;              // repeated fixed64
+inline constexpr std::uint32_t terminating_flow_ids = 48;  // repeated fixed64
+inline constexpr std::uint64_t type_slice_begin = 1;
+inline constexpr std::uint64_t type_slice_end = 2;
+inline constexpr std::uint64_t type_instant = 3;
+inline constexpr std::uint64_t type_counter = 4;
+}  // namespace event
+
+namespace annotation {  // DebugAnnotation
+inline constexpr std::uint32_t name_iid = 1;
+inline constexpr std::uint32_t int_value = 4;
+inline constexpr std::uint32_t double_value = 5;
+inline constexpr std::uint32_t string_value = 6;
+}  // namespace annotation
+
+namespace interned {  // InternedData; EventCategory, EventName, DebugAnnotationName are {iid = 1, name = 2}
+inline constexpr std::uint32_t event_categories = 1;
+inline constexpr std::uint32_t event_names = 2;
+inline constexpr std::uint32_t debug_annotation_names = 3;
+inline constexpr std::uint32_t iid = 1;
+inline constexpr std::uint32_t name = 2;
+}  // namespace interned
+}  // namespace pf
+
+// One argument of a slice: an integer, a double or a string.
+struct pf_arg {
+    enum kind_t : std::uint8_t { integer, real, text };
+    std::string_view name;
+    kind_t kind = integer;
+    std::int64_t i = 0;
+    double d = 0;
+    std::string_view s{};
+    static pf_arg of(std::string_view n, std::int64_t v) { return {n, integer, v, 0, {}}; }
+    static pf_arg of_us(std::string_view n, double v) { return {n, real, 0, v, {}}; }
+    static pf_arg of_text(std::string_view n, std::string_view v) { return {n, text, 0, 0, v}; }
+};
+
+// A slice as the sections describe it (times in µs, as in the JSON view).
+struct pf_slice {
+    std::string_view cat;
+    std::string_view name;
+    int pid;
+    std::int64_t tid;
+    double ts_us;
+    double dur_us;
+    std::int64_t event_id = -1;  // the JSON "id" flows bind to, or -1
+};
+
+class perfetto_trace {
+public:
+    // µs (the JSON view's unit, 3 decimals) -> ns.
+    static std::int64_t ns(double us) { return std::llround(us * 1000.0); }
+
+    // ---- tracks ----
+    void process_name(int pid, std::string_view name) { process_track(pid).name = std::string(name); }
+    void thread_name(int pid, std::int64_t tid, std::string_view name) {
+        tracks_[thread_track(pid, tid)].name = std::string(name);
+    }
+
+    // ---- events ----
+    template <class Args>
+    void slice(const pf_slice& s, const Args& args) {
+        slice_rec r;
+        r.track = thread_track(s.pid, s.tid);
+        r.cat = intern(categories_, s.cat);
+        r.name = intern(names_, s.name);
+        r.begin = ns(s.ts_us);
+        r.end = r.begin + ns(s.dur_us);
+        r.event_id = s.event_id;
+        r.args_at = static_cast<std::uint32_t>(args_.size());
+        protobuf_writer w(args_);
+        for (const pf_arg& a : args) {
+            const auto m = w.begin(pf::event::debug_annotations);
+            w.varint(pf::annotation::name_iid, intern(arg_names_, a.name));
+            if (a.kind == pf_arg::integer) w.int64(pf::annotation::int_value, a.i);
+            if (a.kind == pf_arg::real) w.double_value(pf::annotation::double_value, a.d);
+            if (a.kind == pf_arg::text) w.string(pf::annotation::string_value, a.s);
+            w.end(m);
+        }
+        r.args_size = static_cast<std::uint32_t>(args_.size() - r.args_at);
+        slices_.push_back(r);
+    }
+    // A flow endpoint ('s' starts flow `id`, 'f' ends it); bind_id < 0: the
+    // enclosing slice of (pid, tid) at ts.
+    void flow(std::int64_t id, char ph, int pid, std::int64_t tid, double ts_us, std::int64_t bind_id) {
+        flows_.push_back({id, thread_track(pid, tid), ns(ts_us), bind_id, ph == 's'});
+    }
+    // A point of the counter track `name` of process `pid`.
+    void counter(int pid, std::string_view name, double ts_us, std::int64_t value) {
+        counters_.push_back({counter_track(pid, name), ns(ts_us), value});
+    }
+    [[nodiscard]] std::size_t slices() const noexcept { return slices_.size(); }
+
+    // Appends the whole Trace to `out`, in chunks through `flush(out)`, which
+    // may empty it (a file writer's flush).
+    template <class Flush>
+    void finish(std::string& out, Flush&& flush) {
+        attach_flows();
+        nest_slices();
+        protobuf_writer w(out);
+        // The first packet clears the incremental state and defines the
+        // clock every later packet's timestamp is a delta of.
+        {
+            const auto p = w.begin(pf::trace_packet);
+            w.varint(pf::packet::trusted_packet_sequence_id, sequence_id);
+            w.varint(pf::packet::sequence_flags, pf::packet::seq_incremental_state_cleared);
+            const auto c = w.begin(pf::packet::clock_snapshot);
+            for (const std::uint64_t id : {pf::clock::sequence_clock, pf::clock::builtin_boottime}) {
+                const auto k = w.begin(pf::clock::clocks);
+                w.varint(pf::clock::clock_id, id);
+                w.varint(pf::clock::timestamp, 0);
+                if (id == pf::clock::sequence_clock) w.varint(pf::clock::is_incremental, 1);
+                w.end(k);
+            }
+            w.varint(pf::clock::primary_trace_clock, pf::clock::builtin_boottime);
+            w.end(c);
+            const auto d = w.begin(pf::packet::trace_packet_defaults);
+            w.varint(pf::defaults::timestamp_clock_id, pf::clock::sequence_clock);
+            w.end(d);
+            const auto m = w.begin(pf::packet::interned_data);
+            for (std::uint32_t i = 0; i < categories_.order.size(); ++i) {
+                interned_entry(w, pf::interned::event_categories, i + 1, *categories_.order[i]);
+            }
+            for (std::uint32_t i = 0; i < arg_names_.order.size(); ++i) {
+                interned_entry(w, pf::interned::debug_annotation_names, i + 1, *arg_names_.order[i]);
+            }
+            w.end(m);
+            w.end(p);
+        }
+        for (std::size_t i = 0; i < tracks_.size(); ++i) write_descriptor(w, i);
+        flush(out);
+        std::vector<item> items = sorted_items();
+        std::int64_t last = 0;
+        std::vector<bool> sent_name(names_.order.size());
+        for (const item& it : items) {
+            const auto p = w.begin(pf::trace_packet);
+            // Delta timestamps never go back: items are sorted by time. A
+            // negative time (possible with --lenient) is clamped to 0.
+            const std::int64_t t = std::max<std::int64_t>(it.ts, last);
+            w.varint(pf::packet::timestamp, static_cast<std::uint64_t>(t - last));
+            last = t;
+            w.varint(pf::packet::trusted_packet_sequence_id, sequence_id);
+            w.varint(pf::packet::sequence_flags, pf::packet::seq_needs_incremental_state);
+            if (it.kind == item::begin) write_interned(w, slices_[it.index], sent_name);
+            const auto e = w.begin(pf::packet::track_event);
+            write_event(w, it);
+            w.end(e);
+            w.end(p);
+            if (out.size() >= (1u << 20)) flush(out);
+        }
+        flush(out);
+    }
+
+    static constexpr std::uint64_t sequence_id = 1;
+
+private:
+    struct interner {
+        std::unordered_map<std::string, std::uint32_t> ids;
+        std::vector<const std::string*> order;  // iid - 1 -> text
+    };
+    static std::uint32_t intern(interner& in, std::string_view s) {
+        auto [it, added] = in.ids.try_emplace(std::string(s), static_cast<std::uint32_t>(in.order.size() + 1));
+        if (added) in.order.push_back(&it->first);
+        return it->second;
+    }
+    struct track_rec {
+        enum kind_t : std::uint8_t { process, thread, counter, overflow } kind;
+        int pid;
+        std::int64_t tid;
+        std::string name;
+        std::uint64_t parent = 0;
+    };
+    struct slice_rec {
+        std::uint32_t track = 0, cat = 0, name = 0;
+        std::uint32_t args_at = 0, args_size = 0;
+        std::int64_t begin = 0, end = 0, event_id = -1;
+        std::uint32_t flows_at = 0, flows_size = 0;  // into attached_
+    };
+    struct flow_rec {
+        std::int64_t id;
+        std::uint32_t track;
+        std::int64_t ts;
+        std::int64_t bind_id;
+        bool starts;
+    };
+    struct counter_rec {
+        std::uint32_t track;
+        std::int64_t ts;
+        std::int64_t value;
+    };
+    struct item {
+        enum kind_t : std::uint8_t { end = 0, begin = 1, instant = 2, counter = 3 };
+        std::int64_t ts;
+        kind_t kind;
+        std::int64_t order;  // ties at one ts: see sorted_items()
+        std::uint32_t index;
+    };
+
+    // uuid = index in tracks_ + 1 (0 is Perfetto's trace-global track).
+    static std::uint64_t uuid_of(std::size_t index) { return index + 1; }
+    track_rec& process_track(int pid) {
+        auto [it, added] = processes_.try_emplace(pid, static_cast<std::uint32_t>(tracks_.size()));
+        if (added) tracks_.push_back({track_rec::process, pid, 0, {}, 0});
+        return tracks_[it->second];
+    }
+    std::uint32_t thread_track(int pid, std::int64_t tid) {
+        const std::uint64_t key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(pid)) << 40) ^
+                                  static_cast<std::uint64_t>(tid);
+        auto found = threads_.find(key);
+        if (found != threads_.end()) return found->second;
+        process_track(pid);
+        const auto index = static_cast<std::uint32_t>(tracks_.size());
+        tracks_.push_back({track_rec::thread, pid, tid, {}, uuid_of(processes_.at(pid))});
+        threads_.emplace(key, index);
+        return index;
+    }
+    std::uint32_t counter_track(int pid, std::string_view name) {
+        std::pair<int, std::string> key(pid, std::string(name));
+        auto found = counter_tracks_.find(key);
+        if (found != counter_tracks_.end()) return found->second;
+        process_track(pid);
+        const auto index = static_cast<std::uint32_t>(tracks_.size());
+        tracks_.push_back({track_rec::counter, pid, 0, std::string(name), uuid_of(processes_.at(pid))});
+        counter_tracks_.emplace(std::move(key), index);
+        return index;
+    }
+
+    void write_descriptor(protobuf_writer& w, std::size_t i) {
+        const track_rec& t = tracks_[i];
+        const auto p = w.begin(pf::trace_packet);
+        w.varint(pf::packet::trusted_packet_sequence_id, sequence_id);
+        const auto d = w.begin(pf::packet::track_descriptor);
+        w.varint(pf::track::uuid, uuid_of(i));
+        if (t.parent) w.varint(pf::track::parent_uuid, t.parent);
+        if (t.kind == track_rec::process) {
+            const auto m = w.begin(pf::track::process);
+            w.int64(pf::process::pid, t.pid);
+            if (!t.name.empty()) w.string(pf::process::process_name, t.name);
+            w.end(m);
+        } else if (t.kind == track_rec::thread) {
+            const auto m = w.begin(pf::track::thread);
+            w.int64(pf::thread::pid, t.pid);
+            w.int64(pf::thread::tid, t.tid);
+            if (!t.name.empty()) w.string(pf::thread::thread_name, t.name);
+            w.end(m);
+        } else if (t.kind == track_rec::counter) {
+            w.string(pf::track::name, t.name);
+            const auto m = w.begin(pf::track::counter);
+            w.end(m);
+        } else if (!t.name.empty()) {
+            w.string(pf::track::name, t.name);
+        }
+        w.end(d);
+        w.end(p);
+    }
+
+    // Each flow endpoint onto the slice it binds to: by event id, else the
+    // innermost slice of its track that holds its time (of equal ones, the
+    // last written).
+    void attach_flows() {
+        std::unordered_map<std::int64_t, std::uint32_t> by_id;
+        std::vector<std::uint32_t> by_track(slices_.size());
+        for (std::uint32_t i = 0; i < slices_.size(); ++i) {
+            if (slices_[i].event_id >= 0) by_id.emplace(slices_[i].event_id, i);
+            by_track[i] = i;
+        }
+        std::sort(by_track.begin(), by_track.end(), [&](std::uint32_t a, std::uint32_t b) {
+            const slice_rec &x = slices_[a], &y = slices_[b];
+            if (x.track != y.track) return x.track < y.track;
+            if (x.begin != y.begin) return x.begin < y.begin;
+            if (x.end != y.end) return x.end > y.end;  // outer before inner
+            return a < b;  // equal extents: the later written is the inner
+        });
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> links;  // (slice, flow)
+        for (std::uint32_t f = 0; f < flows_.size(); ++f) {
+            const flow_rec& fl = flows_[f];
+            std::uint32_t target = none;
+            if (fl.bind_id >= 0) {
+                auto it = by_id.find(fl.bind_id);
+                if (it != by_id.end() && slices_[it->second].track == fl.track) target = it->second;
+            }
+            if (target == none) {
+                // The last slice of the track beginning at or before ts, going
+                // back past the ones that end before ts (few: lanes rarely nest).
+                auto hi = std::upper_bound(by_track.begin(), by_track.end(), std::make_pair(fl.track, fl.ts),
+                                           [&](const std::pair<std::uint32_t, std::int64_t>& k, std::uint32_t s) {
+                                               const slice_rec& x = slices_[s];
+                                               return k.first != x.track ? k.first < x.track : k.second < x.begin;
+                                           });
+                for (int steps = 0; hi != by_track.begin() && steps < 16; ++steps) {
+                    --hi;
+                    const slice_rec& x = slices_[*hi];
+                    if (x.track != fl.track) break;
+                    if (x.end >= fl.ts) {
+                        target = *hi;
+                        break;
+                    }
+                }
+            }
+            if (target == none) {
+                orphan_flows_.push_back(f);
+            } else {
+                links.emplace_back(target, f);
+            }
+        }
+        std::sort(links.begin(), links.end());
+        attached_.reserve(links.size());
+        for (const auto& [s, f] : links) {
+            slice_rec& r = slices_[s];
+            if (r.flows_size == 0) r.flows_at = static_cast<std::uint32_t>(attached_.size());
+            ++r.flows_size;
+            attached_.push_back(f);
+        }
+    }
+
+    // Slices of one track must nest: a begin / end stream cannot say that
+    // two slices overlap partly (the JSON view can, e.g. the Scheduler View's
+    // sub-lanes when a core's slices overlap). Each slice that would break
+    // the nesting moves to an overflow track under its thread's, the first
+    // one where it nests, as the JSON importer would have to split it.
+    void nest_slices() {
+        std::vector<std::uint32_t> order(slices_.size());
+        for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+            const slice_rec &x = slices_[a], &y = slices_[b];
+            if (x.track != y.track) return x.track < y.track;
+            if (x.begin != y.begin) return x.begin < y.begin;
+            return x.end > y.end;
+        });
+        struct lane {
+            std::uint32_t track;
+            std::vector<std::int64_t> open_ends;  // a stack: innermost last
+        };
+        std::vector<lane> lanes;
+        std::uint32_t current = none;
+        for (const std::uint32_t i : order) {
+            slice_rec& s = slices_[i];
+            if (s.track != current) {
+                current = s.track;
+                lanes.assign(1, lane{current, {}});
+            }
+            lane* fit = nullptr;
+            for (lane& l : lanes) {
+                while (!l.open_ends.empty() && l.open_ends.back() <= s.begin) l.open_ends.pop_back();
+                if (l.open_ends.empty() || l.open_ends.back() >= s.end) {
+                    fit = &l;
+                    break;
+                }
+            }
+            if (!fit) {
+                const auto index = static_cast<std::uint32_t>(tracks_.size());
+                track_rec t = tracks_[current];
+                tracks_.push_back({track_rec::overflow, t.pid, t.tid, t.name, uuid_of(current)});
+                lanes.push_back(lane{index, {}});
+                fit = &lanes.back();
+            }
+            fit->open_ends.push_back(s.end);
+            s.track = fit->track;
+        }
+    }
+
+    // Every event's packet in time order. At one timestamp: slice ends
+    // first (the later-begun first), then begins (the longer first, so the
+    // shorter nests inside), instants and counters last. A zero-length slice
+    // writes its end right after its begin.
+    std::vector<item> sorted_items() const {
+        std::vector<item> items;
+        items.reserve(2 * slices_.size() + orphan_flows_.size() + counters_.size());
+        for (std::uint32_t i = 0; i < slices_.size(); ++i) {
+            const slice_rec& s = slices_[i];
+            items.push_back({s.begin, item::begin, -(s.end - s.begin), i});
+            if (s.end != s.begin) items.push_back({s.end, item::end, -s.begin, i});
+        }
+        for (std::uint32_t f : orphan_flows_) items.push_back({flows_[f].ts, item::instant, 0, f});
+        for (std::uint32_t c = 0; c < counters_.size(); ++c) items.push_back({counters_[c].ts, item::counter, 0, c});
+        std::stable_sort(items.begin(), items.end(), [](const item& a, const item& b) {
+            if (a.ts != b.ts) return a.ts < b.ts;
+            if (a.kind != b.kind) return a.kind < b.kind;
+            return a.order < b.order;
+        });
+        return items;
+    }
+
+    // Interned data on the packet of the slice that first uses a name.
+    // Categories and argument names (a few dozen) all go on the first packet.
+    void write_interned(protobuf_writer& w, const slice_rec& s, std::vector<bool>& sent_name) {
+        if (sent_name[s.name - 1]) return;
+        sent_name[s.name - 1] = true;
+        const auto m = w.begin(pf::packet::interned_data);
+        interned_entry(w, pf::interned::event_names, s.name, *names_.order[s.name - 1]);
+        w.end(m);
+    }
+    static void interned_entry(protobuf_writer& w, std::uint32_t field, std::uint32_t iid, const std::string& text) {
+        const auto e = w.begin(field);
+        w.varint(pf::interned::iid, iid);
+        w.string(pf::interned::name, text);
+        w.end(e);
+    }
+
+    void write_event(protobuf_writer& w, const item& it) {
+        switch (it.kind) {
+        case item::begin: {
+            const slice_rec& s = slices_[it.index];
+            w.varint(pf::event::type, pf::event::type_slice_begin);
+            w.varint(pf::event::track_uuid, uuid_of(s.track));
+            w.varint(pf::event::category_iids, s.cat);
+            w.varint(pf::event::name_iid, s.name);
+            w.raw(std::string_view(args_).substr(s.args_at, s.args_size));
+            for (std::uint32_t k = s.flows_at; k < s.flows_at + s.flows_size; ++k) write_flow_id(w, flows_[attached_[k]]);
+            break;
+        }
+        case item::end:
+            w.varint(pf::event::type, pf::event::type_slice_end);
+            w.varint(pf::event::track_uuid, uuid_of(slices_[it.index].track));
+            break;
+        case item::instant: {
+            const flow_rec& f = flows_[it.index];
+            w.varint(pf::event::type, pf::event::type_instant);
+            w.varint(pf::event::track_uuid, uuid_of(f.track));
+            w.string(pf::event::name, "flow");
+            write_flow_id(w, f);
+            break;
+        }
+        case item::counter: {
+            const counter_rec& c = counters_[it.index];
+            w.varint(pf::event::type, pf::event::type_counter);
+            w.varint(pf::event::track_uuid, uuid_of(c.track));
+            w.int64(pf::event::counter_value, c.value);
+            break;
+        }
+        }
+    }
+    // Perfetto's flow ids are global to the trace and 0 means none: the JSON
+    // view's id + 1.
+    static void write_flow_id(protobuf_writer& w, const flow_rec& f) {
+        w.fixed64(f.starts ? pf::event::flow_ids : pf::event::terminating_flow_ids, static_cast<std::uint64_t>(f.id) + 1);
+    }
+
+    static constexpr std::uint32_t none = ~0u;
+    std::vector<track_rec> tracks_;
+    std::unordered_map<int, std::uint32_t> processes_;
+    std::unordered_map<std::uint64_t, std::uint32_t> threads_;
+    std::map<std::pair<int, std::string>, std::uint32_t> counter_tracks_;
+    interner categories_, names_, arg_names_;
+    std::string args_;  // every slice's encoded debug annotations
+    std::vector<slice_rec> slices_;
+    std::vector<flow_rec> flows_;
+    std::vector<counter_rec> counters_;
+    std::vector<std::uint32_t> attached_;      // flow indices, grouped per slice
+    std::vector<std::uint32_t> orphan_flows_;  // endpoints with no slice: instants
+};
+
+}  // namespace dfx::convert::swimlane::trace
