@@ -43,6 +43,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -207,8 +208,11 @@ public:
     // may empty it (a file writer's flush).
     template <class Flush>
     void finish(std::string& out, Flush&& flush) {
-        attach_flows();
-        nest_slices();
+        {
+            const std::vector<std::uint32_t> by_track = slices_by_track();
+            attach_flows(by_track);
+            nest_slices(by_track);
+        }
         protobuf_writer w(out);
         // The first packet clears the incremental state and defines the
         // clock every later packet's timestamp is a delta of.
@@ -231,10 +235,10 @@ public:
             w.end(d);
             const auto m = w.begin(pf::packet::interned_data);
             for (std::uint32_t i = 0; i < categories_.order.size(); ++i) {
-                interned_entry(w, pf::interned::event_categories, i + 1, *categories_.order[i]);
+                interned_entry(w, pf::interned::event_categories, i + 1, categories_.order[i]);
             }
             for (std::uint32_t i = 0; i < arg_names_.order.size(); ++i) {
-                interned_entry(w, pf::interned::debug_annotation_names, i + 1, *arg_names_.order[i]);
+                interned_entry(w, pf::interned::debug_annotation_names, i + 1, arg_names_.order[i]);
             }
             w.end(m);
             w.end(p);
@@ -253,7 +257,7 @@ public:
             last = t;
             w.varint(pf::packet::trusted_packet_sequence_id, sequence_id);
             w.varint(pf::packet::sequence_flags, pf::packet::seq_needs_incremental_state);
-            if (it.kind == item::begin) write_interned(w, slices_[it.index], sent_name);
+            if (it.kind == item::begin && !it.closing) write_interned(w, slices_[it.index], sent_name);
             const auto e = w.begin(pf::packet::track_event);
             write_event(w, it);
             w.end(e);
@@ -266,14 +270,36 @@ public:
     static constexpr std::uint64_t sequence_id = 1;
 
 private:
+    // Strings by iid. The texts live in fixed blocks, so the views the map
+    // keys on stay valid as it grows (names are mostly one per task).
     struct interner {
-        std::unordered_map<std::string, std::uint32_t> ids;
-        std::vector<const std::string*> order;  // iid - 1 -> text
+        std::unordered_map<std::string_view, std::uint32_t> ids;
+        std::vector<std::string_view> order;  // iid - 1 -> text
+        std::vector<std::unique_ptr<char[]>> blocks;
+        std::size_t left = 0;
+        char* at = nullptr;
+        std::string_view keep(std::string_view text) {
+            if (text.size() > left) {
+                const std::size_t size = std::max<std::size_t>(text.size(), std::size_t{1} << 16);
+                blocks.push_back(std::make_unique<char[]>(size));
+                at = blocks.back().get();
+                left = size;
+            }
+            std::copy(text.begin(), text.end(), at);
+            const std::string_view kept(at, text.size());
+            at += text.size();
+            left -= text.size();
+            return kept;
+        }
     };
     static std::uint32_t intern(interner& in, std::string_view s) {
-        auto [it, added] = in.ids.try_emplace(std::string(s), static_cast<std::uint32_t>(in.order.size() + 1));
-        if (added) in.order.push_back(&it->first);
-        return it->second;
+        const auto found = in.ids.find(s);
+        if (found != in.ids.end()) return found->second;
+        const std::string_view kept = in.keep(s);
+        const auto iid = static_cast<std::uint32_t>(in.order.size() + 1);
+        in.ids.emplace(kept, iid);
+        in.order.push_back(kept);
+        return iid;
     }
     struct track_rec {
         enum kind_t : std::uint8_t { process, thread, counter, overflow } kind;
@@ -303,9 +329,17 @@ private:
     struct item {
         enum kind_t : std::uint8_t { end = 0, begin = 1, instant = 2, counter = 3 };
         std::int64_t ts;
-        kind_t kind;
         std::int64_t order;  // ties at one ts: see sorted_items()
         std::uint32_t index;
+        kind_t kind;
+        bool closing = false;  // a zero-length slice's end, right after its begin
+        bool operator<(const item& o) const {
+            if (ts != o.ts) return ts < o.ts;
+            if (kind != o.kind) return kind < o.kind;
+            if (order != o.order) return order < o.order;
+            if (index != o.index) return index < o.index;
+            return closing < o.closing;
+        }
     };
 
     // uuid = index in tracks_ + 1 (0 is Perfetto's trace-global track).
@@ -366,62 +400,80 @@ private:
         w.end(p);
     }
 
-    // Each flow endpoint onto the slice it binds to: by event id, else the
-    // innermost slice of its track that holds its time (of equal ones, the
-    // last written).
-    void attach_flows() {
-        std::unordered_map<std::int64_t, std::uint32_t> by_id;
-        std::vector<std::uint32_t> by_track(slices_.size());
-        for (std::uint32_t i = 0; i < slices_.size(); ++i) {
-            if (slices_[i].event_id >= 0) by_id.emplace(slices_[i].event_id, i);
-            by_track[i] = i;
-        }
-        std::sort(by_track.begin(), by_track.end(), [&](std::uint32_t a, std::uint32_t b) {
+    // Slice indices by (track, begin, end descending, index): outer slices
+    // before the ones they hold; of equal ones, the later written is inner.
+    std::vector<std::uint32_t> slices_by_track() const {
+        std::vector<std::uint32_t> order(slices_.size());
+        for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
             const slice_rec &x = slices_[a], &y = slices_[b];
             if (x.track != y.track) return x.track < y.track;
             if (x.begin != y.begin) return x.begin < y.begin;
-            if (x.end != y.end) return x.end > y.end;  // outer before inner
-            return a < b;  // equal extents: the later written is the inner
+            if (x.end != y.end) return x.end > y.end;
+            return a < b;
         });
-        std::vector<std::pair<std::uint32_t, std::uint32_t>> links;  // (slice, flow)
+        return order;
+    }
+
+    // Each flow endpoint onto the slice it binds to: by event id, else the
+    // innermost slice of its track that holds its time (of equal ones, the
+    // last written). `by_track`: slices_by_track().
+    void attach_flows(const std::vector<std::uint32_t>& by_track) {
+        // Event ids are dense (index.hpp numbers them in runs): a table.
+        std::int64_t max_id = -1;
+        for (const slice_rec& r : slices_) max_id = std::max(max_id, r.event_id);
+        // (trace_index numbers slices from 0 in runs, so the table is small.)
+        std::vector<std::uint32_t> by_id(static_cast<std::size_t>(max_id + 1), none);
+        for (std::uint32_t i = 0; i < slices_.size(); ++i) {
+            if (slices_[i].event_id >= 0) by_id[static_cast<std::size_t>(slices_[i].event_id)] = i;
+        }
+        // Where each track's run starts in by_track.
+        std::vector<std::uint32_t> track_start(tracks_.size() + 1, 0);
+        for (const std::uint32_t i : by_track) ++track_start[slices_[i].track + 1];
+        for (std::size_t t = 1; t < track_start.size(); ++t) track_start[t] += track_start[t - 1];
+        std::vector<std::uint32_t> target(flows_.size(), none);
         for (std::uint32_t f = 0; f < flows_.size(); ++f) {
             const flow_rec& fl = flows_[f];
-            std::uint32_t target = none;
-            if (fl.bind_id >= 0) {
-                auto it = by_id.find(fl.bind_id);
-                if (it != by_id.end() && slices_[it->second].track == fl.track) target = it->second;
-            }
-            if (target == none) {
-                // The last slice of the track beginning at or before ts, going
-                // back past the ones that end before ts (few: lanes rarely nest).
-                auto hi = std::upper_bound(by_track.begin(), by_track.end(), std::make_pair(fl.track, fl.ts),
-                                           [&](const std::pair<std::uint32_t, std::int64_t>& k, std::uint32_t s) {
-                                               const slice_rec& x = slices_[s];
-                                               return k.first != x.track ? k.first < x.track : k.second < x.begin;
-                                           });
-                for (int steps = 0; hi != by_track.begin() && steps < 16; ++steps) {
-                    --hi;
-                    const slice_rec& x = slices_[*hi];
-                    if (x.track != fl.track) break;
-                    if (x.end >= fl.ts) {
-                        target = *hi;
-                        break;
-                    }
+            if (fl.bind_id >= 0 && fl.bind_id <= max_id) {
+                const std::uint32_t s = by_id[static_cast<std::size_t>(fl.bind_id)];
+                if (s != none && slices_[s].track == fl.track) {
+                    target[f] = s;
+                    continue;
                 }
             }
-            if (target == none) {
-                orphan_flows_.push_back(f);
-            } else {
-                links.emplace_back(target, f);
+            if (fl.track >= tracks_.size()) continue;
+            // The last slice of the track beginning at or before ts, going
+            // back past the ones that end before it (few: lanes rarely nest).
+            const auto lo = by_track.begin() + track_start[fl.track];
+            auto hi = std::upper_bound(lo, by_track.begin() + track_start[fl.track + 1], fl.ts,
+                                       [&](std::int64_t ts, std::uint32_t s) { return ts < slices_[s].begin; });
+            for (int steps = 0; hi != lo && steps < 64; ++steps) {
+                --hi;
+                if (slices_[*hi].end >= fl.ts) {
+                    target[f] = *hi;
+                    break;
+                }
             }
         }
-        std::sort(links.begin(), links.end());
-        attached_.reserve(links.size());
-        for (const auto& [s, f] : links) {
-            slice_rec& r = slices_[s];
-            if (r.flows_size == 0) r.flows_at = static_cast<std::uint32_t>(attached_.size());
-            ++r.flows_size;
-            attached_.push_back(f);
+        // Group the endpoints by slice (a counting sort, in flow order).
+        for (std::uint32_t f = 0; f < flows_.size(); ++f) {
+            if (target[f] == none) {
+                orphan_flows_.push_back(f);
+            } else {
+                ++slices_[target[f]].flows_size;
+            }
+        }
+        std::uint32_t next = 0;
+        for (slice_rec& r : slices_) {
+            r.flows_at = next;
+            next += r.flows_size;
+            r.flows_size = 0;
+        }
+        attached_.assign(next, 0);
+        for (std::uint32_t f = 0; f < flows_.size(); ++f) {
+            if (target[f] == none) continue;
+            slice_rec& r = slices_[target[f]];
+            attached_[r.flows_at + r.flows_size++] = f;
         }
     }
 
@@ -429,23 +481,15 @@ private:
     // two slices overlap partly (the JSON view can, e.g. the Scheduler View's
     // sub-lanes when a core's slices overlap). Each slice that would break
     // the nesting moves to an overflow track under its thread's, the first
-    // one where it nests, as the JSON importer would have to split it.
-    void nest_slices() {
-        std::vector<std::uint32_t> order(slices_.size());
-        for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-        std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-            const slice_rec &x = slices_[a], &y = slices_[b];
-            if (x.track != y.track) return x.track < y.track;
-            if (x.begin != y.begin) return x.begin < y.begin;
-            return x.end > y.end;
-        });
+    // one where it nests.
+    void nest_slices(const std::vector<std::uint32_t>& by_track) {
         struct lane {
             std::uint32_t track;
             std::vector<std::int64_t> open_ends;  // a stack: innermost last
         };
         std::vector<lane> lanes;
         std::uint32_t current = none;
-        for (const std::uint32_t i : order) {
+        for (const std::uint32_t i : by_track) {
             slice_rec& s = slices_[i];
             if (s.track != current) {
                 current = s.track;
@@ -461,7 +505,7 @@ private:
             }
             if (!fit) {
                 const auto index = static_cast<std::uint32_t>(tracks_.size());
-                track_rec t = tracks_[current];
+                const track_rec t = tracks_[current];
                 tracks_.push_back({track_rec::overflow, t.pid, t.tid, t.name, uuid_of(current)});
                 lanes.push_back(lane{index, {}});
                 fit = &lanes.back();
@@ -480,29 +524,27 @@ private:
         items.reserve(2 * slices_.size() + orphan_flows_.size() + counters_.size());
         for (std::uint32_t i = 0; i < slices_.size(); ++i) {
             const slice_rec& s = slices_[i];
-            items.push_back({s.begin, item::begin, -(s.end - s.begin), i});
-            if (s.end != s.begin) items.push_back({s.end, item::end, -s.begin, i});
+            items.push_back({s.begin, -(s.end - s.begin), i, item::begin});
+            if (s.end != s.begin) {
+                items.push_back({s.end, -s.begin, i, item::end});
+            } else {
+                items.push_back({s.begin, 0, i, item::begin, true});
+            }
         }
-        for (std::uint32_t f : orphan_flows_) items.push_back({flows_[f].ts, item::instant, 0, f});
-        for (std::uint32_t c = 0; c < counters_.size(); ++c) items.push_back({counters_[c].ts, item::counter, 0, c});
-        std::stable_sort(items.begin(), items.end(), [](const item& a, const item& b) {
-            if (a.ts != b.ts) return a.ts < b.ts;
-            if (a.kind != b.kind) return a.kind < b.kind;
-            return a.order < b.order;
-        });
+        for (std::uint32_t f : orphan_flows_) items.push_back({flows_[f].ts, 0, f, item::instant});
+        for (std::uint32_t c = 0; c < counters_.size(); ++c) items.push_back({counters_[c].ts, 0, c, item::counter});
+        std::sort(items.begin(), items.end());
         return items;
     }
 
-    // Interned data on the packet of the slice that first uses a name.
-    // Categories and argument names (a few dozen) all go on the first packet.
     void write_interned(protobuf_writer& w, const slice_rec& s, std::vector<bool>& sent_name) {
         if (sent_name[s.name - 1]) return;
         sent_name[s.name - 1] = true;
         const auto m = w.begin(pf::packet::interned_data);
-        interned_entry(w, pf::interned::event_names, s.name, *names_.order[s.name - 1]);
+        interned_entry(w, pf::interned::event_names, s.name, names_.order[s.name - 1]);
         w.end(m);
     }
-    static void interned_entry(protobuf_writer& w, std::uint32_t field, std::uint32_t iid, const std::string& text) {
+    static void interned_entry(protobuf_writer& w, std::uint32_t field, std::uint32_t iid, std::string_view text) {
         const auto e = w.begin(field);
         w.varint(pf::interned::iid, iid);
         w.string(pf::interned::name, text);
@@ -510,7 +552,7 @@ private:
     }
 
     void write_event(protobuf_writer& w, const item& it) {
-        switch (it.kind) {
+        switch (it.closing ? item::end : it.kind) {
         case item::begin: {
             const slice_rec& s = slices_[it.index];
             w.varint(pf::event::type, pf::event::type_slice_begin);
