@@ -43,6 +43,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <thread>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -208,11 +209,21 @@ public:
     // may empty it (a file writer's flush).
     template <class Flush>
     void finish(std::string& out, Flush&& flush) {
-        {
+        // Two cores: the time order of the slices and counters is sorted on
+        // a second thread while the flows are attached and the slices nested
+        // (which read and write other fields).
+        std::vector<item> items;
+        std::thread sorter([&] { items = sorted_items(); });
+        try {
             const std::vector<std::uint32_t> by_track = slices_by_track();
             attach_flows(by_track);
             nest_slices(by_track);
+        } catch (...) {
+            sorter.join();
+            throw;
         }
+        sorter.join();
+        add_orphan_items(items);
         protobuf_writer w(out);
         // The first packet clears the incremental state and defines the
         // clock every later packet's timestamp is a delta of.
@@ -245,24 +256,26 @@ public:
         }
         for (std::size_t i = 0; i < tracks_.size(); ++i) write_descriptor(w, i);
         flush(out);
-        std::vector<item> items = sorted_items();
-        std::int64_t last = 0;
-        std::vector<bool> sent_name(names_.order.size());
-        for (const item& it : items) {
-            const auto p = w.begin(pf::trace_packet);
-            // Delta timestamps never go back: items are sorted by time. A
-            // negative time (possible with --lenient) is clamped to 0.
-            const std::int64_t t = std::max<std::int64_t>(it.ts, last);
-            w.varint(pf::packet::timestamp, static_cast<std::uint64_t>(t - last));
-            last = t;
-            w.varint(pf::packet::trusted_packet_sequence_id, sequence_id);
-            w.varint(pf::packet::sequence_flags, pf::packet::seq_needs_incremental_state);
-            if (it.kind == item::begin && !it.closing) write_interned(w, slices_[it.index], sent_name);
-            const auto e = w.begin(pf::packet::track_event);
-            write_event(w, it);
-            w.end(e);
-            w.end(p);
-            if (out.size() >= (1u << 20)) flush(out);
+        // The packets, in blocks encoded two at a time (this thread and one
+        // more), written in order.
+        const std::vector<std::uint32_t> first_use = first_uses(items);
+        constexpr std::size_t block = std::size_t{1} << 16;
+        std::string other;
+        for (std::size_t lo = 0; lo < items.size(); lo += 2 * block) {
+            const std::size_t mid = std::min(items.size(), lo + block), hi = std::min(items.size(), lo + 2 * block);
+            std::thread second;
+            if (mid < hi) second = std::thread([&, mid, hi] { encode(items, first_use, mid, hi, other); });
+            try {
+                encode(items, first_use, lo, mid, out);
+            } catch (...) {
+                if (second.joinable()) second.join();
+                throw;
+            }
+            flush(out);
+            if (second.joinable()) {
+                second.join();
+                flush(other);
+            }
         }
         flush(out);
     }
@@ -521,7 +534,7 @@ private:
     // writes its end right after its begin.
     std::vector<item> sorted_items() const {
         std::vector<item> items;
-        items.reserve(2 * slices_.size() + orphan_flows_.size() + counters_.size());
+        items.reserve(2 * slices_.size() + counters_.size());
         for (std::uint32_t i = 0; i < slices_.size(); ++i) {
             const slice_rec& s = slices_[i];
             items.push_back({s.begin, -(s.end - s.begin), i, item::begin});
@@ -531,15 +544,61 @@ private:
                 items.push_back({s.begin, 0, i, item::begin, true});
             }
         }
-        for (std::uint32_t f : orphan_flows_) items.push_back({flows_[f].ts, 0, f, item::instant});
         for (std::uint32_t c = 0; c < counters_.size(); ++c) items.push_back({counters_[c].ts, 0, c, item::counter});
         std::sort(items.begin(), items.end());
         return items;
     }
 
-    void write_interned(protobuf_writer& w, const slice_rec& s, std::vector<bool>& sent_name) {
-        if (sent_name[s.name - 1]) return;
-        sent_name[s.name - 1] = true;
+    // Orphan flow endpoints (no slice holds them) as instants, merged into
+    // the sorted items.
+    void add_orphan_items(std::vector<item>& items) const {
+        const auto sorted = static_cast<std::ptrdiff_t>(items.size());
+        for (std::uint32_t f : orphan_flows_) items.push_back({flows_[f].ts, 0, f, item::instant});
+        std::sort(items.begin() + sorted, items.end());
+        std::inplace_merge(items.begin(), items.begin() + sorted, items.end());
+    }
+
+    // For each name, the item of the first slice begin that uses it: its
+    // packet carries the interned name.
+    std::vector<std::uint32_t> first_uses(const std::vector<item>& items) const {
+        std::vector<std::uint32_t> first(names_.order.size(), none);
+        for (std::uint32_t i = 0; i < items.size(); ++i) {
+            const item& it = items[i];
+            if (it.kind != item::begin || it.closing) continue;
+            std::uint32_t& f = first[slices_[it.index].name - 1];
+            if (f == none) f = i;
+        }
+        return first;
+    }
+
+    // Appends the packets of items [lo, hi) to `out`.
+    void encode(const std::vector<item>& items, const std::vector<std::uint32_t>& first_use, std::size_t lo,
+                std::size_t hi, std::string& out) const {
+        protobuf_writer w(out);
+        // Delta timestamps never go back: items are sorted by time. A
+        // negative time (possible with --lenient) is clamped to 0.
+        std::int64_t last = lo == 0 ? 0 : std::max<std::int64_t>(items[lo - 1].ts, 0);
+        for (std::size_t i = lo; i < hi; ++i) {
+            const item& it = items[i];
+            const auto p = w.begin(pf::trace_packet);
+            const std::int64_t t = std::max<std::int64_t>(it.ts, 0);
+            w.varint(pf::packet::timestamp, static_cast<std::uint64_t>(t - last));
+            last = t;
+            w.varint(pf::packet::trusted_packet_sequence_id, sequence_id);
+            w.varint(pf::packet::sequence_flags, pf::packet::seq_needs_incremental_state);
+            if (it.kind == item::begin && !it.closing && first_use[slices_[it.index].name - 1] == i) {
+                write_interned(w, slices_[it.index]);
+            }
+            const auto e = w.begin(pf::packet::track_event);
+            write_event(w, it);
+            w.end(e);
+            w.end(p);
+        }
+    }
+
+    // Interned data on the packet of the slice that first uses a name.
+    // Categories and argument names (a few dozen) all go on the first packet.
+    void write_interned(protobuf_writer& w, const slice_rec& s) const {
         const auto m = w.begin(pf::packet::interned_data);
         interned_entry(w, pf::interned::event_names, s.name, names_.order[s.name - 1]);
         w.end(m);
@@ -551,7 +610,7 @@ private:
         w.end(e);
     }
 
-    void write_event(protobuf_writer& w, const item& it) {
+    void write_event(protobuf_writer& w, const item& it) const {
         switch (it.closing ? item::end : it.kind) {
         case item::begin: {
             const slice_rec& s = slices_[it.index];
