@@ -43,6 +43,7 @@ PD_PID, PD_NAME = 1, 6
 THD_PID, THD_TID, THD_NAME = 1, 2, 5
 TE_CATEGORY_IIDS, TE_ANNOTATIONS, TE_TYPE, TE_NAME_IID, TE_TRACK = 3, 4, 9, 10, 11
 TE_NAME, TE_COUNTER, TE_FLOW_IDS, TE_TERMINATING = 23, 30, 47, 48
+TE_EXTRA_VALUES, TE_EXTRA_TRACKS = 12, 31  # repeated int64 / uint64, pairwise
 TYPE_BEGIN, TYPE_END, TYPE_INSTANT, TYPE_COUNTER = 1, 2, 3, 4
 DA_NAME_IID, DA_INT, DA_DOUBLE, DA_STRING = 1, 4, 5, 6
 ID_CATEGORIES, ID_NAMES, ID_ARG_NAMES, ID_IID, ID_NAME = 1, 2, 3, 1, 2
@@ -193,7 +194,7 @@ def decode(path):
             if clock in clock_ts:
                 clock_ts[clock] += ts
                 ts = clock_ts[clock]
-            ev = {"ts": ts, "cats": [], "args": {}, "flows": [], "terms": []}
+            ev = {"ts": ts, "cats": [], "args": {}, "flows": [], "terms": [], "xtracks": [], "xvalues": []}
             for f, _, v in fields(p[P_TRACK_EVENT][0]):
                 if f == TE_TYPE:
                     ev["type"] = v
@@ -207,6 +208,10 @@ def decode(path):
                     ev["name"] = v.decode()
                 elif f == TE_COUNTER:
                     ev["value"] = signed(v)
+                elif f == TE_EXTRA_TRACKS:
+                    ev["xtracks"].append(v)
+                elif f == TE_EXTRA_VALUES:
+                    ev["xvalues"].append(signed(v))
                 elif f == TE_FLOW_IDS:
                     ev["flows"].append(v)
                     d.counts["flow_ids"] += 1
@@ -231,6 +236,14 @@ def decode(path):
         if t["kind"] == "track" and parent is not None and parent["kind"] == "thread":
             t["pid"], t["tid"] = parent["pid"], parent["tid"]
     for ev in pending:
+        if len(ev["xtracks"]) != len(ev["xvalues"]):
+            d.problems.append(f"{len(ev['xtracks'])} extra counter tracks, {len(ev['xvalues'])} values")
+        for uuid, value in zip(ev["xtracks"], ev["xvalues"]):
+            xt = tracks.get(uuid)
+            if xt is None or xt["kind"] != "counter":
+                d.problems.append(f"extra counter value on track {uuid}, not a counter track")
+                continue
+            d.counters.append((tracks.get(xt["parent"], {}).get("pid"), xt["name"], ev["ts"], value))
         t = tracks.get(ev.get("track"))
         if t is None:
             d.problems.append(f"event on undescribed track {ev.get('track')}")

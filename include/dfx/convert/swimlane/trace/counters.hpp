@@ -31,9 +31,11 @@ namespace dfx::convert::swimlane::trace {
 inline void write_ready_queue_point(event_sink& ev, const sched_record& r) {
     if (ev.protobuf()) {
         // One counter track per arg, named as Perfetto's JSON importer names them.
-        ev.counter(layout::scheduler_pid, "shared_ready_queue AIC", r.end_us, r.depth_end[0]);
-        ev.counter(layout::scheduler_pid, "shared_ready_queue AIV", r.end_us, r.depth_end[1]);
-        ev.counter(layout::scheduler_pid, "shared_ready_queue MIX", r.end_us, r.depth_end[2]);
+        ev.counters(layout::scheduler_pid,
+                    {{"shared_ready_queue AIC", r.depth_end[0]},
+                     {"shared_ready_queue AIV", r.depth_end[1]},
+                     {"shared_ready_queue MIX", r.depth_end[2]}},
+                    r.end_us);
         return;
     }
     auto& c = ev.next();

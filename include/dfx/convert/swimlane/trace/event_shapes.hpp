@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string_view>
+#include <utility>
 
 #include "dfx/convert/common/json_buffer.hpp"
 #include "dfx/convert/swimlane/trace/perfetto_packets.hpp"
@@ -58,6 +59,10 @@ public:
     void counter(int pid, std::string_view name, double ts, std::int64_t value) {
         ++count_;
         pb_->counter(pid, name, ts, value);
+    }
+    void counters(int pid, std::initializer_list<std::pair<std::string_view, std::int64_t>> points, double ts) {
+        ++count_;
+        pb_->counters(pid, points, ts);
     }
     json_buffer& next() {
         if (comma_) w_.append(",\n");

@@ -18,7 +18,9 @@
 //                                  no slice becomes a TYPE_INSTANT carrying it
 //   "C" counter point           -> TYPE_COUNTER on a counter track per
 //                                  (pid, "<name> <arg>"), the name the JSON
-//                                  importer gives it
+//                                  importer gives it; points of several tracks
+//                                  at one time share a packet (extra counter
+//                                  values)
 // A slice that overlaps another of its track only partly (begin / end
 // events must nest) goes to an overflow track under its thread's.
 // Not carried: sort indices (the UI orders tracks itself), flow names and
@@ -35,6 +37,7 @@
 //   pb.slice({"event", "QK(t7)", 4, 10000, ts_us, dur_us, event_id}, args);
 //   pb.flow(flow_id, 's', 4, 10000, ts_us, event_id);
 //   pb.counter(2, "shared_ready_queue AIC", ts_us, 3);
+//   pb.counters(2, {{"shared_ready_queue AIC", 3}, {"shared_ready_queue AIV", 0}}, ts_us);
 //   pb.finish(out);   // appends the Trace bytes
 #pragma once
 
@@ -42,6 +45,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <thread>
 #include <memory>
@@ -111,7 +115,9 @@ inline constexpr std::uint32_t type = 9;
 inline constexpr std::uint32_t name_iid = 10;
 inline constexpr std::uint32_t name = 23;
 inline constexpr std::uint32_t track_uuid = 11;
+inline constexpr std::uint32_t extra_counter_values = 12;       // repeated int64
 inline constexpr std::uint32_t counter_value = 30;
+inline constexpr std::uint32_t extra_counter_track_uuids = 31;  // repeated uint64
 inline constexpr std::uint32_t flow_ids = 47;              // repeated fixed64
 inline constexpr std::uint32_t terminating_flow_ids = 48;  // repeated fixed64
 inline constexpr std::uint64_t type_slice_begin = 1;
@@ -202,6 +208,17 @@ public:
     // A point of the counter track `name` of process `pid`.
     void counter(int pid, std::string_view name, double ts_us, std::int64_t value) {
         counters_.push_back({counter_track(pid, name), ns(ts_us), value});
+    }
+    // Points of several counter tracks at one time: one packet, the first
+    // as its TYPE_COUNTER event, the others as its extra counter values.
+    void counters(int pid, std::initializer_list<std::pair<std::string_view, std::int64_t>> points, double ts_us) {
+        const std::int64_t t = ns(ts_us);
+        bool first = true;
+        for (const auto& [name, value] : points) {
+            counters_.push_back({counter_track(pid, name), t, value, first ? static_cast<std::uint8_t>(points.size() - 1)
+                                                                            : std::uint8_t{0}, !first});
+            first = false;
+        }
     }
     [[nodiscard]] std::size_t slices() const noexcept { return slices_.size(); }
 
@@ -338,6 +355,8 @@ private:
         std::uint32_t track;
         std::int64_t ts;
         std::int64_t value;
+        std::uint8_t extra = 0;  // points that follow in this packet
+        bool follows = false;    // written with the point before it
     };
     struct item {
         enum kind_t : std::uint8_t { end = 0, begin = 1, instant = 2, counter = 3 };
@@ -544,7 +563,9 @@ private:
                 items.push_back({s.begin, 0, i, item::begin, true});
             }
         }
-        for (std::uint32_t c = 0; c < counters_.size(); ++c) items.push_back({counters_[c].ts, 0, c, item::counter});
+        for (std::uint32_t c = 0; c < counters_.size(); ++c) {
+            if (!counters_[c].follows) items.push_back({counters_[c].ts, 0, c, item::counter});
+        }
         std::sort(items.begin(), items.end());
         return items;
     }
@@ -639,6 +660,12 @@ private:
             w.varint(pf::event::type, pf::event::type_counter);
             w.varint(pf::event::track_uuid, uuid_of(c.track));
             w.int64(pf::event::counter_value, c.value);
+            for (std::uint32_t k = 1; k <= c.extra; ++k) {
+                w.varint(pf::event::extra_counter_track_uuids, uuid_of(counters_[it.index + k].track));
+            }
+            for (std::uint32_t k = 1; k <= c.extra; ++k) {
+                w.int64(pf::event::extra_counter_values, counters_[it.index + k].value);
+            }
             break;
         }
         }
