@@ -384,8 +384,13 @@ private:
     std::uint32_t thread_track(int pid, std::int64_t tid) {
         const std::uint64_t key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(pid)) << 40) ^
                                   static_cast<std::uint64_t>(tid);
+        // Events come in runs on one track: the last one is checked first.
+        if (key == last_thread_key_ && last_thread_ != none) return last_thread_;
         auto found = threads_.find(key);
-        if (found != threads_.end()) return found->second;
+        if (found != threads_.end()) {
+            last_thread_key_ = key;
+            return last_thread_ = found->second;
+        }
         process_track(pid);
         const auto index = static_cast<std::uint32_t>(tracks_.size());
         tracks_.push_back({track_rec::thread, pid, tid, {}, uuid_of(processes_.at(pid))});
@@ -463,6 +468,13 @@ private:
         std::vector<std::uint32_t> track_start(tracks_.size() + 1, 0);
         for (const std::uint32_t i : by_track) ++track_start[slices_[i].track + 1];
         for (std::size_t t = 1; t < track_start.size(); ++t) track_start[t] += track_start[t - 1];
+        // Begins and ends in by_track order, contiguous: the searches below
+        // touch these, not the slices.
+        std::vector<std::int64_t> begins(by_track.size()), ends(by_track.size());
+        for (std::size_t k = 0; k < by_track.size(); ++k) {
+            begins[k] = slices_[by_track[k]].begin;
+            ends[k] = slices_[by_track[k]].end;
+        }
         std::vector<std::uint32_t> target(flows_.size(), none);
         for (std::uint32_t f = 0; f < flows_.size(); ++f) {
             const flow_rec& fl = flows_[f];
@@ -476,13 +488,13 @@ private:
             if (fl.track >= tracks_.size()) continue;
             // The last slice of the track beginning at or before ts, going
             // back past the ones that end before it (few: lanes rarely nest).
-            const auto lo = by_track.begin() + track_start[fl.track];
-            auto hi = std::upper_bound(lo, by_track.begin() + track_start[fl.track + 1], fl.ts,
-                                       [&](std::int64_t ts, std::uint32_t s) { return ts < slices_[s].begin; });
+            const auto lo = begins.begin() + track_start[fl.track];
+            auto hi = std::upper_bound(lo, begins.begin() + track_start[fl.track + 1], fl.ts);
             for (int steps = 0; hi != lo && steps < 64; ++steps) {
                 --hi;
-                if (slices_[*hi].end >= fl.ts) {
-                    target[f] = *hi;
+                const auto k = static_cast<std::size_t>(hi - begins.begin());
+                if (ends[k] >= fl.ts) {
+                    target[f] = by_track[k];
                     break;
                 }
             }
@@ -680,6 +692,8 @@ private:
     std::vector<track_rec> tracks_;
     std::unordered_map<int, std::uint32_t> processes_;
     std::unordered_map<std::uint64_t, std::uint32_t> threads_;
+    std::uint64_t last_thread_key_ = 0;
+    std::uint32_t last_thread_ = ~0u;
     std::map<std::pair<int, std::string>, std::uint32_t> counter_tracks_;
     interner categories_, names_, arg_names_;
     std::string args_;  // every slice's encoded debug annotations
