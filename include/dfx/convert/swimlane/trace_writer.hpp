@@ -59,7 +59,12 @@ inline trace_summary write_trace(const perf_data& pd, const deps_graph& deps, co
     using namespace trace;
     const trace_index index(pd, deps, names);
     std::optional<perfetto_trace> pb;
-    if (opt.format == trace_format::perfetto) pb.emplace();
+    if (opt.format == trace_format::perfetto) {
+        pb.emplace();
+        std::size_t phases = 0;
+        for (const auto& lane : pd.sched) phases += lane.size();
+        pb->reserve(2 * pd.tasks.size() + phases + index.tasks.size() / 2, 4 * pd.tasks.size() + 2 * phases);
+    }
     trace_context cx(out, opt, index.first_free_event_id, pb ? &*pb : nullptr);
     marker_list markers;
     if (opt.verbose) {

@@ -171,6 +171,15 @@ public:
     // µs (the JSON view's unit, 3 decimals) -> ns.
     static std::int64_t ns(double us) { return std::llround(us * 1000.0); }
 
+    // Room for about `slices` slices and `flows` flow endpoints (a hint:
+    // growing the tables and the name map is what the collection costs most).
+    void reserve(std::size_t slices, std::size_t flows) {
+        slices_.reserve(slices);
+        flows_.reserve(flows);
+        names_.ids.reserve(slices / 2);
+        names_.order.reserve(slices / 2);
+    }
+
     // ---- tracks ----
     void process_name(int pid, std::string_view name) { process_track(pid).name = std::string(name); }
     void thread_name(int pid, std::int64_t tid, std::string_view name) {
