@@ -8,7 +8,12 @@ dispatch / complete phases, one orchestrator submit per task, and 1-3 predecesso
 edges per task with tensor annotations. The shape follows the inputs of
 ../shared/spec/reference-performance.md (10k tasks ~ 12 MB of records, 11 MB of deps).
 
-Usage: gen_swimlane_records.py N OUT_DIR [--seed S]
+With --variety, every 20th task is a dummy (a dummy_task scheduler marker, no
+AICore rows, kernel ids -1) and every 7th dispatch phase an early_dispatch one,
+so the traces also hold marker slices, arrows into and out of markers and the
+early-dispatch phase (the Perfetto equivalence test uses it).
+
+Usage: gen_swimlane_records.py N OUT_DIR [--seed S] [--variety]
 """
 
 import argparse
@@ -25,6 +30,7 @@ def main():
     ap.add_argument("tasks", type=int)
     ap.add_argument("out")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--variety", action="store_true", help="dummy tasks and early_dispatch phases too")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     os.makedirs(args.out, exist_ok=True)
@@ -55,6 +61,18 @@ def main():
             cores, kids, blocks = [rng.choice(AIV)], [-1, rng.randrange(4, 10), -1], 1
         preds = rng.sample(range(max(0, i - 50), i), min(i, rng.randrange(1, 4))) if i else []
         ready = max([end_of[p] for p in preds], default=1_000_000)
+        if args.variety and i and i % 20 == 0:  # a dummy: one scheduler marker, no rows
+            thread = i % THREADS
+            at = ready + rng.randrange(5, 30)
+            loop[thread] += 1
+            sched[thread].append(
+                '{"kind": "dummy_task", "start_cycles": %d, "end_cycles": %d, "loop_iter": %d, "tasks_processed": 1, '
+                '"task_id": %d, "shared_at_start": [0,0,0], "shared_at_end": [0,0,0]}' % (at, at, loop[thread], tid))
+            orch.append((i, tid, orch_t, orch_t + 60))
+            orch_t += 70
+            end_of[i] = at
+            task_meta.append((tid, [-1, -1, -1], 1, [(1 << 32) | p for p in preds]))
+            continue
         orch.append((i, tid, orch_t, orch_t + 60))
         orch_t += 70
         end = 0
@@ -68,10 +86,12 @@ def main():
             aicore[c].append((c, tid, core_reg[c], start, stop, rng.randrange(5, 20)))
             aicpu[c].append((c, core_reg[c], dispatch, finish))
             loop[thread] += rng.randrange(1, 40)
+            early = args.variety and core_reg[c] % 7 == 0
             sched[thread].append(
-                '{"kind": "dispatch", "start_cycles": %d, "end_cycles": %d, "loop_iter": %d, "tasks_processed": 1, '
+                '{"kind": "%s", "start_cycles": %d, "end_cycles": %d, "loop_iter": %d, "tasks_processed": 1, '
                 '"pop_hit": 1, "pop_miss": %d, "shared_at_start": [1,0,0], "shared_at_end": [0,0,0]}'
-                % (dispatch - 8, dispatch + 2, loop[thread], rng.randrange(0, 50)))
+                % ("early_dispatch" if early else "dispatch", dispatch - 8, dispatch + 2, loop[thread],
+                   rng.randrange(0, 50)))
             loop[thread] += rng.randrange(1, 40)
             sched[thread].append(
                 '{"kind": "complete", "start_cycles": %d, "end_cycles": %d, "loop_iter": %d, "tasks_processed": 1, '

@@ -20,13 +20,15 @@ DFX_PACKAGES=(
 
 # What only the tests use, on top of DFX_PACKAGES: headless Chromium loads the
 # HTML pages dfx writes, strace kills a run at each of its syscalls
-# (tests/session/crash_consistency_test.py), oneTBB runs examples/tbb_flow_graph;
+# (tests/session/crash_consistency_test.py), oneTBB runs examples/tbb_flow_graph,
+# protoc cross-checks the Perfetto traces (tests/convert_swimlane/perfetto_equivalence.py);
 # those tests skip without them. scripts/test.sh passes this list to
 # dfx_install_packages; the demo and the benchmarks do not.
 DFX_TEST_PACKAGES=(
   chromium
   strace
   libtbb-dev
+  protobuf-compiler
 )
 
 dfx_missing_packages() {  # [extra package...]: DFX_PACKAGES and these

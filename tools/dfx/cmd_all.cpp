@@ -121,12 +121,16 @@ fs::path anonymous_name_map(const fs::path& scratch) {
     return p;
 }
 
-std::vector<job> jobs_for(const fs::path& unit, bool l3_dispatch, const fs::path& scratch) {
+// `perfetto`: the swimlane traces in Perfetto's protobuf (--format perfetto).
+std::vector<job> jobs_for(const fs::path& unit, bool l3_dispatch, const fs::path& scratch, bool perfetto) {
     std::vector<job> jobs;
     const std::string where = unit.string();
     const fs::path records = unit / dfx::schema::records_file;
     if (fs::exists(records)) {
-        job j("swimlane " + where, {"swimlane", records.string(), "-o", (unit / dfx::schema::merged_trace_file).string()});
+        job j("swimlane " + where,
+              {"swimlane", records.string(), "-o",
+               (unit / (perfetto ? dfx::schema::merged_perfetto_trace_file : dfx::schema::merged_trace_file)).string()});
+        if (perfetto) j.args.insert(j.args.end(), {"--format", "perfetto"});
         if (l3_dispatch) {
             const auto program = dispatch_program(unit);
             if (program && fs::exists(unit / dfx::schema::name_map_file))
@@ -215,17 +219,22 @@ void add_all(CLI::App& app) {
     auto* cmd = app.add_subcommand("all", "Every applicable converter over a dfx_outputs tree (L3 trees included), in parallel");
     static std::string root;
     static unsigned parallel = 0;
+    static std::string format = "json";
     cmd->add_option("dir", root, "A dfx_outputs directory (L3: with rank<r>/d<k>/ below it)")
         ->required()
         ->check(CLI::ExistingDirectory);
     cmd->add_option("-j,--jobs", parallel, "Conversions run at once (default: the number of cores)");
+    cmd->add_option("--format", format,
+                    "Swimlane trace format: json (merged_swimlane.json) or perfetto (merged_swimlane.pftrace; "
+                    "critical-path then finds no JSON trace and writes no CPM traces)")
+        ->check(CLI::IsMember({"json", "perfetto"}));
     cmd->callback([] {
         const fs::path scratch = fs::temp_directory_path() / ("dfx-all-" + std::to_string(::getpid()));
         fs::create_directories(scratch);
         std::vector<job> jobs;
         const std::vector<fs::path> units = units_of(root);
         for (const auto& unit : units) {
-            auto more = jobs_for(unit, unit != fs::path(root), scratch);
+            auto more = jobs_for(unit, unit != fs::path(root), scratch, format == "perfetto");
             jobs.insert(jobs.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
         }
         if (jobs.empty()) {

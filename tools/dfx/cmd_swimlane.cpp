@@ -45,7 +45,19 @@ struct swimlane_args {
     bool verbose = false;
     bool overhead = false;
     bool lenient = false;
+    std::string format;  // "json", "perfetto", or empty: from the output name
 };
+
+// --format, else the output's name: .pftrace / .perfetto-trace pick the
+// protobuf, anything else JSON.
+sw::trace_format format_of(const swimlane_args& a) {
+    if (a.format == "perfetto") return sw::trace_format::perfetto;
+    if (a.format == "json") return sw::trace_format::json;
+    auto ends_with = [&](std::string_view suffix) {
+        return a.output.size() >= suffix.size() && a.output.compare(a.output.size() - suffix.size(), suffix.size(), suffix) == 0;
+    };
+    return ends_with(".pftrace") || ends_with(".perfetto-trace") ? sw::trace_format::perfetto : sw::trace_format::json;
+}
 
 void print_data_summary(std::FILE* console, const sw::perf_data& pd) {
     fmt::print(console, "\n=== Performance Data ===\n");
@@ -145,7 +157,10 @@ int run(const swimlane_args& a) {
         if (a.verbose) print_names(console, names);
     }
 
-    const std::string output = a.output.empty() ? sw::sibling_path(input, dfx::schema::merged_trace_file)
+    const sw::trace_format format = format_of(a);
+    const std::string output = a.output.empty() ? sw::sibling_path(input, format == sw::trace_format::perfetto
+                                                                              ? dfx::schema::merged_perfetto_trace_file
+                                                                              : dfx::schema::merged_trace_file)
                              : a.output == "-"  ? a.output
                                                 : sw::normalize_path(a.output);
     const sw::deps_graph deps = deps_future.get();
@@ -175,6 +190,7 @@ int run(const swimlane_args& a) {
     std::fflush(console);
     sw::trace_options opt;
     opt.overhead = a.overhead;
+    opt.format = format;
     opt.verbose = a.verbose ? console : nullptr;
     opt.warnings = stderr;
     {
@@ -182,7 +198,7 @@ int run(const swimlane_args& a) {
         sw::write_trace(pd, deps, names, out, opt);
         out.commit();
     }
-    if (a.verbose) fmt::print(console, "JSON written to: {}\n", output);
+    if (a.verbose) fmt::print(console, "{} written to: {}\n", format == sw::trace_format::json ? "JSON" : "Perfetto trace", output);
     if (a.overhead && !deps.edges_usable) {
         fmt::print(stderr,
                    "Warning: --overhead needs deps.json for task readiness; no deps found, Overhead Analysis "
@@ -213,6 +229,10 @@ void add_swimlane(CLI::App& app) {
     cmd->add_option("--func-names", args->func_names,
                     "name_map*.json for func_id -> name (default: the unique sibling name_map*.json)");
     cmd->add_option("--deps-json", args->deps_json, "deps.json of a dep_gen run (default: sibling deps.json)");
+    cmd->add_option("--format", args->format,
+                    "Trace format: json (Chrome trace JSON, the reference's) or perfetto (Perfetto's native protobuf, "
+                    "several times smaller; default when the output ends in .pftrace or .perfetto-trace)")
+        ->check(CLI::IsMember({"json", "perfetto"}));
     cmd->add_flag("-v,--verbose", args->verbose, "Verbose output");
     cmd->add_flag("--lenient", args->lenient,
                   "Read as the reference does: a corrupt deps.json or name map is a warning (no arrows / no names), "

@@ -14,6 +14,8 @@ namespace dfx::schema {
 
 // dfx swimlane: the Perfetto / Chrome JSON trace.
 inline constexpr std::string_view merged_trace_file = "merged_swimlane.json";
+// dfx swimlane --format perfetto: the same trace as Perfetto's protobuf.
+inline constexpr std::string_view merged_perfetto_trace_file = "merged_swimlane.pftrace";
 // What critical-path looks for beside a records file: the newest merged_swimlane*.json.
 inline constexpr std::string_view merged_trace_stem = "merged_swimlane";
 static_assert(merged_trace_file.substr(0, merged_trace_stem.size()) == merged_trace_stem);

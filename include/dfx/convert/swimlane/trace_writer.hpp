@@ -16,6 +16,9 @@
 //   scheduler_flows.hpp   complete, complete→ready, dispatch, submit→dispatch
 //   counters.hpp          ready-queue and --overhead counter tracks
 //
+// With options.format == perfetto the same sections write Perfetto's
+// protobuf instead (trace/perfetto_packets.hpp): one event_sink, two backends.
+//
 // The trace reads the capture and never changes it. Func ids the records
 // left unresolved are resolved by the caller first (func_ids.hpp), since the
 // statistics table shows them too:
@@ -27,6 +30,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -42,6 +47,7 @@
 #include "dfx/convert/swimlane/trace/host_slices.hpp"
 #include "dfx/convert/swimlane/trace/index.hpp"
 #include "dfx/convert/swimlane/trace/markers.hpp"
+#include "dfx/convert/swimlane/trace/perfetto_packets.hpp"
 #include "dfx/convert/swimlane/trace/scheduler_flows.hpp"
 #include "dfx/convert/swimlane/trace/scheduler_slices.hpp"
 #include "dfx/convert/swimlane/trace/task_slices.hpp"
@@ -52,10 +58,18 @@ inline trace_summary write_trace(const perf_data& pd, const deps_graph& deps, co
                                  json_file_writer& out, const trace_options& opt) {
     using namespace trace;
     const trace_index index(pd, deps, names);
-    trace_context cx(out, opt, index.first_free_event_id);
+    std::optional<perfetto_trace> pb;
+    if (opt.format == trace_format::perfetto) {
+        pb.emplace();
+        std::size_t phases = 0;
+        for (const auto& lane : pd.sched) phases += lane.size();
+        pb->reserve(2 * pd.tasks.size() + phases + index.tasks.size() / 2, 4 * pd.tasks.size() + 2 * phases);
+    }
+    trace_context cx(out, opt, index.first_free_event_id, pb ? &*pb : nullptr);
     marker_list markers;
     if (opt.verbose) {
-        fmt::print(opt.verbose, "Generating Chrome Trace JSON...\n  Tasks: {}\n", pd.tasks.size());
+        fmt::print(opt.verbose, "Generating {}...\n  Tasks: {}\n", pb ? "Perfetto protobuf trace" : "Chrome Trace JSON",
+                   pd.tasks.size());
         if (!names.empty()) fmt::print(opt.verbose, "  Function names: {} entries\n", names.names.size());
         fmt::print(opt.verbose, "  Unique cores: {}\n", index.cores.size());
     }
@@ -77,6 +91,14 @@ inline trace_summary write_trace(const perf_data& pd, const deps_graph& deps, co
     if (opt.verbose) fmt::print(opt.verbose, "  Total events: {}\n  Flow events: {}\n", cx.ev.count(), cx.flow_id);
     if (opt.overhead) write_overhead_counters(cx, index);
     cx.ev.close(pd.timeline_metadata_json);
+    if (pb) {
+        std::string bytes;
+        pb->finish(bytes, [&](std::string& b) {
+            out.append(b);
+            out.maybe_flush();
+            b.clear();
+        });
+    }
     cx.summary.events = cx.ev.count();
     cx.summary.flows = static_cast<std::size_t>(cx.flow_id);
     return cx.summary;

@@ -29,6 +29,15 @@ namespace dfx::convert::swimlane::trace {
 
 // The shared ready queue's (AIC, AIV, MIX) depths at the end of phase `r`.
 inline void write_ready_queue_point(event_sink& ev, const sched_record& r) {
+    if (ev.protobuf()) {
+        // One counter track per arg, named as Perfetto's JSON importer names them.
+        ev.counters(layout::scheduler_pid,
+                    {{"shared_ready_queue AIC", r.depth_end[0]},
+                     {"shared_ready_queue AIV", r.depth_end[1]},
+                     {"shared_ready_queue MIX", r.depth_end[2]}},
+                    r.end_us);
+        return;
+    }
     auto& c = ev.next();
     c.append(R"({"args": {"AIC": )");
     c.append_int(r.depth_end[0]);
@@ -77,6 +86,7 @@ inline std::vector<track> overhead_tracks(const perf_data& pd, const overhead_sw
 }
 
 inline void write_point(event_sink& ev, const track& t, double ts, std::int64_t value) {
+    if (ev.protobuf()) return ev.counter(layout::scheduler_pid, t.name + " " + t.name, ts, value);
     auto& o = ev.next();
     o.append(R"({"ph": "C", "cat": "overhead", "name": )");
     o.append_string(t.name);

@@ -5,19 +5,31 @@
 // byte, so everything is written straight into the output buffer with no
 // temporary strings.
 //
+// event_sink has two backends: that JSON, or (constructed with a
+// perfetto_trace) Perfetto's protobuf (perfetto_packets.hpp). Metadata and
+// flows go to either through the same calls; a section writing a slice or a
+// counter asks `ev.protobuf()` and then calls ev.slice() / ev.counter()
+// with the same facts instead of formatting JSON.
+//
 //   event_sink ev(file);                            // writes the opening
 //   ev.process_name(layout::worker_view_pid, "Worker View");
 //   auto& o = ev.next();                            // one event, comma-separated
 //   begin_x(o); o.append(R"("taskId": 7)");         // the slice's args ...
 //   x_tail(o, "event", "", -1, "name", pid, tid, ts, dur);  // ... and the rest
 //   ev.close(metadata_json);
+//
+//   event_sink pb_ev(file, &perfetto);              // the protobuf backend
+//   if (pb_ev.protobuf()) pb_ev.slice({"event", name, pid, tid, ts, dur, id}, args);
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <string_view>
+#include <utility>
 
 #include "dfx/convert/common/json_buffer.hpp"
+#include "dfx/convert/swimlane/trace/perfetto_packets.hpp"
 
 namespace dfx::convert::swimlane::trace {
 
@@ -29,6 +41,29 @@ public:
     static constexpr part_t part{};
     explicit event_sink(json_buffer& w) : w_(w) { w_.append("{\"traceEvents\": [\n"); }
     event_sink(json_buffer& w, part_t) : w_(w), comma_(true) {}
+    // The protobuf backend: everything goes to `pb`, nothing to `w`.
+    event_sink(json_buffer& w, perfetto_trace* pb) : w_(w), pb_(pb) {
+        if (!pb_) w_.append("{\"traceEvents\": [\n");
+    }
+    [[nodiscard]] perfetto_trace* protobuf() const noexcept { return pb_; }
+    // Protobuf backend only: a slice and its args (pf_arg), a counter point.
+    template <class Args>
+    void slice(const pf_slice& s, const Args& args) {
+        ++count_;
+        pb_->slice(s, args);
+    }
+    void slice(const pf_slice& s, std::initializer_list<pf_arg> args) {
+        ++count_;
+        pb_->slice(s, args);
+    }
+    void counter(int pid, std::string_view name, double ts, std::int64_t value) {
+        ++count_;
+        pb_->counter(pid, name, ts, value);
+    }
+    void counters(int pid, std::initializer_list<std::pair<std::string_view, std::int64_t>> points, double ts) {
+        ++count_;
+        pb_->counters(pid, points, ts);
+    }
     json_buffer& next() {
         if (comma_) w_.append(",\n");
         comma_ = true;
@@ -38,6 +73,7 @@ public:
     [[nodiscard]] std::size_t count() const noexcept { return count_; }
     void add_count(std::size_t events) noexcept { count_ += events; }
     void close(std::string_view metadata_json) {
+        if (pb_) return;  // the caller finishes the protobuf trace
         w_.append("\n]");
         if (!metadata_json.empty()) {
             w_.append(", \"metadata\": ");
@@ -48,6 +84,10 @@ public:
 
     // ---- metadata ----
     void process_name(int pid, std::string_view name) {
+        if (pb_) {
+            ++count_;
+            return pb_->process_name(pid, name);
+        }
         auto& o = next();
         o.append(R"({"args": {"name": )");
         o.append_string(name);
@@ -56,6 +96,7 @@ public:
         o.push_back('}');
     }
     void process_sort(int pid, int index) {
+        if (pb_) return (void)++count_;  // not carried: the UI orders tracks
         auto& o = next();
         o.append(R"({"args": {"sort_index": )");
         o.append_int(index);
@@ -64,6 +105,10 @@ public:
         o.push_back('}');
     }
     void thread_name(int pid, std::int64_t tid, std::string_view name) {
+        if (pb_) {
+            ++count_;
+            return pb_->thread_name(pid, tid, name);
+        }
         auto& o = next();
         o.append(R"({"args": {"name": )");
         o.append_string(name);
@@ -74,6 +119,7 @@ public:
         o.push_back('}');
     }
     void thread_sort(int pid, std::int64_t tid, int index) {
+        if (pb_) return (void)++count_;
         auto& o = next();
         o.append(R"({"args": {"sort_index": )");
         o.append_int(index);
@@ -88,6 +134,10 @@ public:
     // A flow endpoint. bind_id < 0: none; counts < 0: not written.
     void flow(std::int64_t id, std::string_view name, char ph, int pid, std::int64_t tid, double ts,
               std::int64_t bind_id = -1, std::int64_t input_count = -1, std::int64_t output_count = -1) {
+        if (pb_) {
+            ++count_;
+            return pb_->flow(id, ph, pid, tid, ts, bind_id);
+        }
         auto& o = next();
         o.append(R"({"cat": "flow", "id": )");
         o.append_int(id);
@@ -115,6 +165,7 @@ public:
 
 private:
     json_buffer& w_;
+    perfetto_trace* pb_ = nullptr;
     bool comma_ = false;
     std::size_t count_ = 0;
 };

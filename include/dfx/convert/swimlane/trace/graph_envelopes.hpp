@@ -126,6 +126,21 @@ inline std::vector<std::int64_t> assign_lanes(std::vector<instance>& kept) {
 inline void write_envelope(event_sink& ev, instance& i) {
     std::sort(i.nodes.begin(), i.nodes.end());
     i.nodes.erase(std::unique(i.nodes.begin(), i.nodes.end()), i.nodes.end());
+    if (ev.protobuf()) {
+        // The fixed synthetic_id_layout note is left out.
+        ev.slice({"graph_execution",
+                  fmt::format("GraphExecution({}, {} visible nodes)", format_task_display(i.outer), i.nodes.size()),
+                  layout::graph_pid, layout::graph_lane_tid(i.lane), i.prep_start, i.exec_end - i.prep_start},
+                 {pf_arg::of("outer_task_id", static_cast<std::int64_t>(i.outer)),
+                  pf_arg::of("visible_node_count", static_cast<std::int64_t>(i.nodes.size())),
+                  pf_arg::of("visible_node_index_min", static_cast<std::int64_t>(i.nodes.front())),
+                  pf_arg::of("visible_node_index_max", static_cast<std::int64_t>(i.nodes.back())),
+                  pf_arg::of("prepare_slice_count", static_cast<std::int64_t>(i.prep_count)),
+                  pf_arg::of_us("prepare_duration_us", i.prep_dur),
+                  pf_arg::of_us("execution_start_us", i.exec_start),
+                  pf_arg::of_us("execution_duration_us", i.exec_end - i.exec_start)});
+        return;
+    }
     auto& o = ev.next();
     begin_x(o);
     o.append(R"("outer_task_id": )");

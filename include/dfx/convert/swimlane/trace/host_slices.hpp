@@ -9,6 +9,7 @@
 #pragma once
 
 #include <algorithm>
+#include <charconv>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -30,6 +31,16 @@ inline void write_host_uploads(trace_context& cx, const trace_index& index) {
     cx.ev.process_name(layout::host_pid, "Host Prepare");
     cx.ev.thread_name(layout::host_pid, layout::h2d_tid, "H2D");
     for (const host_upload& u : pd.uploads) {
+        if (cx.ev.protobuf()) {
+            // "bytes": an integer, else the JSON text the records hold.
+            std::int64_t n = 0;
+            const char* end = u.detail_json.data() + u.detail_json.size();
+            const auto [at, ec] = std::from_chars(u.detail_json.data(), end, n);
+            cx.ev.slice({"host_h2d", u.phase, layout::host_pid, layout::h2d_tid, u.start_us,
+                         std::max(0.0, u.end_us - u.start_us)},
+                        {ec == std::errc() && at == end ? pf_arg::of("bytes", n) : pf_arg::of_text("bytes", u.detail_json)});
+            continue;
+        }
         auto& o = cx.ev.next();
         o.append(R"({"name": )");
         o.append_string(u.phase);
@@ -51,6 +62,14 @@ namespace host_detail {
 
 inline void write_submit(event_sink& ev, const orch_record& r, std::int64_t tid, const std::string& disp) {
     const bool valid = r.task_id.valid();
+    if (ev.protobuf()) {
+        // "phase" is the category's.
+        ev.slice({"orchestrator", valid ? fmt::format("submit({})", disp) : fmt::format("submit({})", r.submit_idx),
+                  layout::host_pid, tid, r.start_us, r.end_us - r.start_us},
+                 {pf_arg::of("submit_idx", static_cast<std::int64_t>(r.submit_idx)),
+                  pf_arg::of("task_id", static_cast<std::int64_t>(r.task_id.value))});
+        return;
+    }
     auto& o = ev.next();
     o.append(R"({"args": {"phase": "orch_submit", "submit_idx": )");
     o.append_int(r.submit_idx);
@@ -68,6 +87,12 @@ inline void write_submit(event_sink& ev, const orch_record& r, std::int64_t tid,
 // `dur` as computed, not bar.end - bar.start, which may differ in the last bit.
 inline void write_alloc_bar(event_sink& ev, const marker_anchor& bar, double dur, const std::string& disp) {
     const std::string name = fmt::format("alloc({})", disp);
+    if (ev.protobuf()) {
+        // event-hint repeats the name.
+        ev.slice({"event", name, layout::worker_view_pid, bar.tid, bar.start, dur, bar.event_id},
+                 {pf_arg::of("task_id", static_cast<std::int64_t>(bar.task_id))});
+        return;
+    }
     auto& a = ev.next();
     a.append(R"({"args": {"phase": "alloc", "task_id": )");
     a.append_int(bar.task_id);

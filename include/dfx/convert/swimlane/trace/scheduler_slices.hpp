@@ -80,6 +80,16 @@ inline void write_marker(event_sink& ev, const trace_index& index, const sched_r
         }
         name = task_label(func, index.names, disp, r.has_task_id && index.is_spmd(r.task_id));
     }
+    if (ev.protobuf()) {
+        // event-hint repeats the name, phase / predicated_pass its kind.
+        const pf_slice s{"event", name, layout::worker_view_pid, marker_tid(th), r.start_us, dur, id};
+        if (r.has_task_id) {
+            ev.slice(s, {pf_arg::of("loop_iter", r.loop_iter), pf_arg::of("task_id", static_cast<std::int64_t>(r.task_id))});
+        } else {
+            ev.slice(s, {pf_arg::of("loop_iter", r.loop_iter)});
+        }
+        return;
+    }
     auto& o = ev.next();
     begin_x(o);
     o.append(R"("loop_iter": )");
@@ -117,6 +127,20 @@ inline void write_phase(event_sink& ev, const trace_index& index, const sched_re
     if (k == phase_kind::complete && !r.has_tasks_processed) processed = attributed;
     const double dur = r.end_us - r.start_us;
     const std::int64_t tid = layout::sched_lane_tid(static_cast<std::int64_t>(th), k == phase_kind::resolve ? 1 : 0);
+    if (ev.protobuf()) {
+        // "phase" is the name's stem; the queue depths are the counter track.
+        const std::string name = fmt::format("{}({})", name_of(k), processed);
+        const pf_slice s{"scheduler", name, layout::scheduler_pid, tid, r.start_us, dur};
+        std::vector<pf_arg> args{pf_arg::of("loop_iter", r.loop_iter), pf_arg::of("tasks_processed", processed)};
+        if (k == phase_kind::complete) {
+            args.push_back(pf_arg::of("finishes_processed", r.has_tasks_processed ? r.tasks_processed
+                                                                                   : static_cast<std::int64_t>(attributed)));
+            if (r.has_tasks_processed) args.push_back(pf_arg::of("finish_rows_attributed", attributed));
+        }
+        ev.slice(s, args);
+        if ((k == phase_kind::complete || k == phase_kind::dispatch) && r.depths_valid) write_ready_queue_point(ev, r);
+        return;
+    }
     auto& o = ev.next();
     begin_x(o);
     o.append(R"("phase": ")");

@@ -40,6 +40,7 @@ class label_stems {
         std::int64_t func_id;
         bool spmd;
         std::string text;
+        std::string raw;  // unescaped, for the protobuf trace
     };
     using slot_t = std::vector<stem>::const_iterator;
 
@@ -52,10 +53,11 @@ public:
         full.resize(full.size() - 2);
         std::string quoted;
         io::append_json_string(quoted, full, io::json_string_style::utf8);
-        stems_.insert(it, stem{func_id, spmd, quoted.substr(1, quoted.size() - 2)});
+        stems_.insert(it, stem{func_id, spmd, quoted.substr(1, quoted.size() - 2), full});
     }
     // The stem of a pair add() has seen.
     [[nodiscard]] const std::string& text(std::int64_t func_id, bool spmd) const { return slot(func_id, spmd)->text; }
+    [[nodiscard]] const std::string& raw(std::int64_t func_id, bool spmd) const { return slot(func_id, spmd)->raw; }
 
 private:
     slot_t slot(std::int64_t func_id, bool spmd) const {
@@ -73,6 +75,21 @@ inline void put_label(json_buffer& o, const label_stems& stems, std::int64_t fun
     o.push_back('(');
     put_display(o, id);
     o.append(")\"");
+}
+
+// The label as text (the protobuf trace's slice name).
+inline std::string label_text(const label_stems& stems, std::int64_t func_id, std::uint64_t id, bool spmd) {
+    std::string s = stems.raw(func_id, spmd);
+    s.push_back('(');
+    const std::uint64_t ring = (id >> 32) & 0xFF;
+    if (ring != 0) {
+        s.push_back('r');
+        s += std::to_string(ring);
+    }
+    s.push_back('t');
+    s += std::to_string(id & 0xFFFFFFFFu);
+    s.push_back(')');
+    return s;
 }
 
 inline void put_task_hint(json_buffer& o, const task& t) {

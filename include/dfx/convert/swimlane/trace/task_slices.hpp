@@ -74,6 +74,18 @@ inline void write_worker_view(trace_context& cx, const trace_index& index) {
         const task& t = tasks[i];
         const double ts = t.receive_us;
         const double dur = t.end_us - ts;
+        const std::int64_t id = index.worker_event_base + static_cast<std::int64_t>(i);
+        if (ev.protobuf()) {
+            // The hints are left out: event-hint repeats the name, track and
+            // func id; the fan hints are the flows.
+            ev.slice({"event", label_text(index.stems, t.func_id, t.task_id, index.is_spmd(t.task_id)),
+                      layout::worker_view_pid, layout::core_tid(t.core_id), ts, dur, id},
+                     {pf_arg::of("taskId", static_cast<std::int64_t>(t.task_id)),
+                      pf_arg::of("func_id", t.func_id),
+                      pf_arg::of_us("kernel-duration-us", t.duration_us()),
+                      pf_arg::of_us("local_setup_us", t.local_setup_us() != 0.0 ? t.local_setup_us() : 0.0)});
+            return;
+        }
         auto& o = ev.next();
         begin_x(o);
         put_task_hint(o, t);
@@ -86,7 +98,7 @@ inline void write_worker_view(trace_context& cx, const trace_index& index) {
         o.append_us(t.local_setup_us() != 0.0 ? t.local_setup_us() : 0.0);
         o.append(R"(, "taskId": )");
         o.append_int(t.task_id);
-        x_tail_with(o, "event", "", index.worker_event_base + static_cast<std::int64_t>(i),
+        x_tail_with(o, "event", "", id,
                     [&] { put_label(o, index.stems, t.func_id, t.task_id, index.is_spmd(t.task_id)); },
                     layout::worker_view_pid, layout::core_tid(t.core_id), ts, dur);
     });
@@ -111,6 +123,14 @@ inline void write_scheduler_view(trace_context& cx, const trace_index& index) {
         if (index.sched_rank[i] == none) return;
         const task& t = tasks[i];
         const double dur = t.finish_us - t.dispatch_us;
+        if (ev.protobuf()) {
+            // dispatch / finish times are the slice's ends.
+            ev.slice({"event", label_text(index.stems, t.func_id, t.task_id, index.is_spmd(t.task_id)),
+                      layout::scheduler_view_pid, index.sched_tid_of(static_cast<std::uint32_t>(i)), t.dispatch_us,
+                      dur, index.sched_event_base + index.sched_rank[i]},
+                     {pf_arg::of("taskId", static_cast<std::int64_t>(t.task_id))});
+            return;
+        }
         auto& o = ev.next();
         begin_x(o);
         put_task_hint(o, t);
