@@ -13,8 +13,8 @@
 #include <fstream>
 #include <limits>
 #include <optional>
-#include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -62,20 +62,36 @@ struct scope_stats_file {
 
 namespace detail {
 
+// Where a value sits, for an error message: "file:line" or "file:line:
+// \"key\"". Built only when a message is, not once per row and key: the
+// reader's hot loop formats nothing.
+struct scope_stats_where {
+    const std::string& path;
+    std::size_t line = 0;
+    std::string_view key{};
+
+    std::string str() const {
+        std::string s = path + ":" + std::to_string(line);
+        if (!key.empty()) s.append(": \"").append(key).append("\"");
+        return s;
+    }
+    [[noreturn]] void fail(std::string_view what) const { throw input_error(str() + ": " + std::string(what)); }
+};
+
 // A resource level or capacity: a count of slots or bytes, so a non-negative
 // integer (kept as double for the report's arithmetic). A fraction, a sign or
 // another type is a corrupt file, not a level.
-inline double number_at(simdjson::ondemand::value v, const std::string& where) {
+inline double number_at(simdjson::ondemand::value v, const scope_stats_where& where) {
     std::uint64_t u = 0;
     if (v.get_uint64().get(u) == simdjson::SUCCESS && u <= std::uint64_t{INT64_MAX}) return static_cast<double>(u);
-    throw input_error(where + ": expected a non-negative integer below 2^63");
+    where.fail("expected a non-negative integer below 2^63");
 }
 
 // A number stored in an integer field: integers exactly, other numbers
 // truncated toward zero. A value outside T is an input error: converting it
 // (double -> int) would be undefined behaviour.
 template <class T>
-T integer_at(simdjson::ondemand::value v, const std::string& where) {
+T integer_at(simdjson::ondemand::value v, const scope_stats_where& where) {
     std::int64_t i = 0;
     std::uint64_t u = 0;
     bool fits = false;
@@ -93,8 +109,40 @@ T integer_at(simdjson::ondemand::value v, const std::string& where) {
                d < static_cast<double>(std::numeric_limits<T>::max()) + 1.0;
         if (fits) out = static_cast<T>(d);
     }
-    if (!fits) throw input_error(where + ": number out of range");
+    if (!fits) where.fail("number out of range");
     return out;
+}
+
+// The keys of one line's object, for the duplicate check: a line has a dozen
+// keys, so a short list beats a set (and allocates once per file).
+class seen_keys {
+public:
+    void clear() { keys_.clear(); }
+    // False if `key` was seen before on this line. The views point into the
+    // parser's string buffer, which holds for the line's document.
+    bool add(std::string_view key) {
+        for (const std::string_view k : keys_)
+            if (k == key) return false;
+        keys_.push_back(key);
+        return true;
+    }
+
+private:
+    std::vector<std::string_view> keys_;
+};
+
+// "task_window_start" -> (task_window, start); -1 when `key` names no ring resource.
+inline int ring_resource_of(std::string_view key, bool& is_start) {
+    for (int r = 0; r < ring_resources; ++r) {
+        const std::string_view base = ring_resource_name[r];
+        if (key.size() <= base.size() || key.substr(0, base.size()) != base) continue;
+        const std::string_view rest = key.substr(base.size());
+        if (rest == "_start" || rest == "_end") {
+            is_start = rest == "_start";
+            return r;
+        }
+    }
+    return -1;
 }
 
 }  // namespace detail
@@ -109,9 +157,10 @@ inline scope_stats_file read_scope_stats(const std::string& path) {
     std::size_t line_no = 0;
     bool seen_metadata = false;
     bool has_total = false;  // the metadata line carried "total"
+    detail::seen_keys keys;
     while (std::getline(in, line)) {
         ++line_no;
-        const std::string where = path + ":" + std::to_string(line_no);
+        const detail::scope_stats_where where{path, line_no};
         if (line.find_first_not_of(" \t\r") == std::string::npos) {
             if (line_no == 1) seen_metadata = true;  // an empty metadata line is allowed
             continue;
@@ -120,32 +169,32 @@ inline scope_stats_file read_scope_stats(const std::string& path) {
         simdjson::ondemand::document doc;
         simdjson::ondemand::object object;
         if (parser.iterate(padded).get(doc) != simdjson::SUCCESS || doc.get_object().get(object) != simdjson::SUCCESS)
-            throw input_error(where + ": not a JSON object");
+            where.fail("not a JSON object");
+        keys.clear();
         try {
             if (!seen_metadata) {
                 seen_metadata = true;
                 auto& m = out.meta;
-                std::set<std::string, std::less<>> keys;
                 for (auto field : object) {
                     std::string_view key;
-                    if (field.unescaped_key().get(key)) throw input_error(where + ": bad key");
-                    if (!keys.emplace(key).second) throw input_error(where + ": duplicate key \"" + std::string(key) + "\"");
-                    const std::string at = where + ": \"" + std::string(key) + "\"";
+                    if (field.unescaped_key().get(key)) where.fail("bad key");
+                    if (!keys.add(key)) where.fail("duplicate key \"" + std::string(key) + "\"");
+                    const detail::scope_stats_where at{path, line_no, key};
                     simdjson::ondemand::value value;
-                    if (field.value().get(value)) throw input_error(at + ": bad value");
+                    if (field.value().get(value)) at.fail("bad value");
                     auto four = [&](std::array<double, scope_rings>& into) {
                         simdjson::ondemand::array a;
-                        if (value.get_array().get(a)) throw input_error(at + ": expected an array of 4 numbers");
+                        if (value.get_array().get(a)) at.fail("expected an array of 4 numbers");
                         std::size_t i = 0;
                         for (auto v : a) {
-                            if (i >= scope_rings) throw input_error(at + ": more than 4 entries");
+                            if (i >= scope_rings) at.fail("more than 4 entries");
                             simdjson::ondemand::value item;
-                            if (v.get(item)) throw input_error(at + ": bad entry");
+                            if (v.get(item)) at.fail("bad entry");
                             into[i++] = detail::number_at(item, at);
                         }
                     };
                     if (key == "version") m.version = detail::integer_at<int>(value, at);
-                    else if (key == "fatal") { bool b = false; if (value.get_bool().get(b)) throw input_error(at + ": expected true or false"); m.fatal = b; }
+                    else if (key == "fatal") { bool b = false; if (value.get_bool().get(b)) at.fail("expected true or false"); m.fatal = b; }
                     else if (key == "dropped") m.dropped = detail::integer_at<std::uint64_t>(value, at);
                     else if (key == "total") m.total = detail::integer_at<std::uint64_t>(value, at), has_total = true;
                     else if (key == "task_window_max") four(m.task_window_max);
@@ -157,53 +206,49 @@ inline scope_stats_file read_scope_stats(const std::string& path) {
             }
             scope_boundary b;
             bool has_site = false, has_phase = false, has_ring = false;
-            std::set<std::string, std::less<>> keys;
             for (auto field : object) {
                 std::string_view key;
-                if (field.unescaped_key().get(key)) throw input_error(where + ": bad key");
-                if (!keys.emplace(key).second) throw input_error(where + ": duplicate key \"" + std::string(key) + "\"");
-                const std::string at = where + ": \"" + std::string(key) + "\"";
+                if (field.unescaped_key().get(key)) where.fail("bad key");
+                if (!keys.add(key)) where.fail("duplicate key \"" + std::string(key) + "\"");
+                const detail::scope_stats_where at{path, line_no, key};
                 simdjson::ondemand::value value;
-                if (field.value().get(value)) throw input_error(at + ": bad value");
+                if (field.value().get(value)) at.fail("bad value");
                 if (key == "site") {
                     std::string_view s;
-                    if (value.get_string().get(s)) throw input_error(at + ": expected a string");
+                    if (value.get_string().get(s)) at.fail("expected a string");
                     b.site = std::string(s);
                     has_site = true;
                 } else if (key == "phase") {
                     std::string_view s;
                     if (value.get_string().get(s) || (s != "begin" && s != "end"))
-                        throw input_error(at + ": expected \"begin\" or \"end\"");
+                        at.fail("expected \"begin\" or \"end\"");
                     b.begin = s == "begin";
                     has_phase = true;
                 } else if (key == "depth") {
                     b.depth = detail::integer_at<int>(value, at);
                     // The root scope is depth 0 and the collector caps nesting (spec scope stats).
-                    if (b.depth < 0) throw input_error(at + ": a non-negative depth expected");
+                    if (b.depth < 0) at.fail("a non-negative depth expected");
                 } else if (key == "ring") {
                     b.ring = detail::integer_at<int>(value, at);
-                    if (b.ring < 0 || b.ring >= scope_rings) throw input_error(at + ": ring in [0, 3] expected");
+                    if (b.ring < 0 || b.ring >= scope_rings) at.fail("ring in [0, 3] expected");
                     has_ring = true;
                 } else if (key == "tensormap") {
                     b.tensormap = detail::number_at(value, at);
                     b.has_tensormap = true;
                 } else {
-                    for (int r = 0; r < ring_resources; ++r) {
-                        const std::string base = ring_resource_name[r];
-                        if (key == base + "_start") {
-                            b.start[static_cast<std::size_t>(r)] = detail::number_at(value, at);
-                            b.present[static_cast<std::size_t>(r)] = true;
-                        } else if (key == base + "_end") {
-                            b.end[static_cast<std::size_t>(r)] = detail::number_at(value, at);
-                        }
+                    bool is_start = false;
+                    if (const int r = detail::ring_resource_of(key, is_start); r >= 0) {
+                        const auto i = static_cast<std::size_t>(r);
+                        (is_start ? b.start : b.end)[i] = detail::number_at(value, at);
+                        if (is_start) b.present[i] = true;
                     }
                 }
             }
             if (!has_site || !has_phase || !has_ring)
-                throw input_error(where + ": a scope record needs \"site\", \"phase\" and \"ring\"");
+                where.fail("a scope record needs \"site\", \"phase\" and \"ring\"");
             out.records.push_back(std::move(b));
         } catch (const simdjson::simdjson_error& e) {
-            throw input_error(where + ": " + e.what());
+            where.fail(e.what());
         }
     }
     if (in.bad()) throw input_error(path + ": read error");
