@@ -8,6 +8,7 @@
 #include <exception>
 #include <filesystem>
 #include <future>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,6 +27,7 @@
 #include "dfx/convert/swimlane/name_map.hpp"
 #include "dfx/convert/swimlane/perf_data.hpp"
 #include "dfx/convert/swimlane/statistics.hpp"
+#include "dfx/convert/swimlane/time_window.hpp"
 #include "dfx/convert/swimlane/trace_writer.hpp"
 #include "dfx/schema/artefact_names.hpp"
 #include "dfx/schema/converter_outputs.hpp"
@@ -46,6 +48,9 @@ struct swimlane_args {
     bool overhead = false;
     bool lenient = false;
     std::string format;  // "json", "perfetto", or empty: from the output name
+    std::string window;  // --window START:END (µs), or empty
+    std::string tasks;   // --tasks FIRST:LAST (task ids), or empty
+    bool window_given = false, tasks_given = false;  // even empty
 };
 
 // --format, else the output's name: .pftrace / .perfetto-trace pick the
@@ -100,6 +105,15 @@ void print_names(std::FILE* console, const sw::name_map& names) {
 }
 
 int run(const swimlane_args& a) {
+    // Bad --window / --tasks values fail before anything is read.
+    std::optional<sw::time_window> window;
+    std::optional<sw::task_range> task_ids;
+    try {
+        if (a.window_given) window = sw::parse_time_window(a.window);
+        if (a.tasks_given) task_ids = sw::parse_task_range(a.tasks);
+    } catch (const sw::window_error& e) {
+        throw usage_error(e.what());
+    }
     const progress_reporter progress("swimlane");
     // With -o - the trace is stdout, so the console report goes to stderr.
     std::FILE* const console = a.output == "-" ? stderr : stdout;
@@ -193,10 +207,30 @@ int run(const swimlane_args& a) {
     opt.format = format;
     opt.verbose = a.verbose ? console : nullptr;
     opt.warnings = stderr;
+    bool noted = false;
+    if (task_ids) {
+        window = sw::window_of_tasks(pd, *task_ids);
+        if (!window) {
+            noted = true;
+            fmt::print(stderr, "Note: --tasks {}: the capture has no task in this range; the trace holds only the "
+                       "process and thread names\n", a.tasks);
+            const double never = -std::numeric_limits<double>::infinity();
+            window = sw::time_window{never, never};  // overlaps nothing, holds nothing
+        } else if (a.verbose) {
+            fmt::print(console, "  --tasks {}: window {:.3f}:{:.3f} us\n", a.tasks, window->start_us, window->end_us);
+        }
+    }
+    opt.window = window;
+    sw::trace_summary summary;
     {
         dfx::convert::json_file_writer out(output);
-        sw::write_trace(pd, deps, names, out, opt);
+        summary = sw::write_trace(pd, deps, names, out, opt);
         out.commit();
+    }
+    if (window && !noted && summary.window_slices == 0) {
+        fmt::print(stderr, "Note: --{} {}: no slice of the capture overlaps {:.3f}:{:.3f} us; the trace holds only the "
+                   "process and thread names (and the counters' values in force at the start)\n",
+                   task_ids ? "tasks" : "window", task_ids ? a.tasks : a.window, window->start_us, window->end_us);
     }
     if (a.verbose) fmt::print(console, "{} written to: {}\n", format == sw::trace_format::json ? "JSON" : "Perfetto trace", output);
     if (a.overhead && !deps.edges_usable) {
@@ -233,13 +267,26 @@ void add_swimlane(CLI::App& app) {
                     "Trace format: json (Chrome trace JSON, the reference's) or perfetto (Perfetto's native protobuf, "
                     "several times smaller; default when the output ends in .pftrace or .perfetto-trace)")
         ->check(CLI::IsMember({"json", "perfetto"}));
+    auto* window = cmd->add_option(
+        "--window", args->window,
+        "START:END in us on the trace's time base (its ts values, e.g. 1500:2500.5): write only that stretch of "
+        "time: the slices that overlap it (whole), the flows with both ends in it, every counter's value at START "
+        "and its points in it, and all process / thread names (see docs/converters.md, cutting a big run)");
+    auto* tasks = cmd->add_option("--tasks", args->tasks,
+                    "FIRST:LAST task ids: --window over the time those tasks span (other tasks running then are "
+                    "kept too)")
+        ->excludes(window);
     cmd->add_flag("-v,--verbose", args->verbose, "Verbose output");
     cmd->add_flag("--lenient", args->lenient,
                   "Read as the reference does: a corrupt deps.json or name map is a warning (no arrows / no names), "
                   "negative times and ids are taken as they are (default: an error)");
     cmd->add_flag("--overhead", args->overhead,
                   "Add the 8 overhead counter tracks (per-engine idle/ready/overhead, all/has overhead); needs deps.json");
-    cmd->callback([args] { exit_code = run(*args); });
+    cmd->callback([args, window, tasks] {
+        args->window_given = window->count() > 0;
+        args->tasks_given = tasks->count() > 0;
+        exit_code = run(*args);
+    });
 }
 
 }  // namespace dfx::cli

@@ -61,6 +61,8 @@ inline trace_summary write_trace(const perf_data& pd, const deps_graph& deps, co
     std::optional<perfetto_trace> pb;
     if (opt.format == trace_format::perfetto) {
         pb.emplace();
+    }
+    if (pb && !opt.window) {  // a window keeps few of the events: no room for all
         std::size_t phases = 0;
         for (const auto& lane : pd.sched) phases += lane.size();
         pb->reserve(2 * pd.tasks.size() + phases + index.tasks.size() / 2, 4 * pd.tasks.size() + 2 * phases);
@@ -101,6 +103,10 @@ inline trace_summary write_trace(const perf_data& pd, const deps_graph& deps, co
     }
     cx.summary.events = cx.ev.count();
     cx.summary.flows = static_cast<std::size_t>(cx.flow_id);
+    if (const window_gate* w = cx.ev.window()) {
+        cx.summary.window_slices = w->slices_kept;
+        cx.summary.window_flows = w->flows_kept;
+    }
     return cx.summary;
 }
 

@@ -13,10 +13,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
+#include <optional>
 #include <vector>
 
 #include "dfx/convert/common/json_writer.hpp"
 #include "dfx/convert/common/ordered_chunks.hpp"
+#include "dfx/convert/swimlane/time_window.hpp"
 #include "dfx/convert/swimlane/trace/event_shapes.hpp"
 #include "dfx/convert/swimlane/trace/index.hpp"
 
@@ -36,6 +39,8 @@ struct trace_options {
     // hundred bytes per item), and a section has many chunks to share. The
     // output does not depend on it (tests use tiny chunks).
     std::size_t chunk_items = 1024;
+    // --window / --tasks: write only this stretch of time (time_window.hpp).
+    std::optional<time_window> window;
 };
 
 struct trace_summary {
@@ -44,6 +49,8 @@ struct trace_summary {
     std::size_t dependency_flows = 0;
     std::size_t hb_violations = 0;
     std::size_t overhead_points = 0;
+    std::size_t window_slices = 0;  // with a window: the slices it kept
+    std::size_t window_flows = 0;   // ... and the flow arrows
 };
 
 namespace trace {
@@ -59,9 +66,15 @@ public:
     // `pb`: the protobuf backend, or null for JSON.
     trace_context(json_file_writer& file, const trace_options& options, std::int64_t first_free_event_id,
                   perfetto_trace* pb = nullptr)
-        : opt(options), ev(file, pb), next_event_id(first_free_event_id), file_(file) {}
+        : opt(options), window_(opt.window ? std::make_unique<window_gate>(*opt.window) : nullptr),
+          ev(file, pb, window_.get()), next_event_id(first_free_event_id), file_(file) {}
 
     const trace_options opt;
+
+private:
+    std::unique_ptr<window_gate> window_;  // declared before ev, which points to it
+
+public:
     event_sink ev;  // the main stream; sections' parts are counted into it
     trace_summary summary;
     std::int64_t flow_id = 0;        // next flow id
@@ -74,9 +87,11 @@ public:
     // the section runs.
     template <class NumbersOf, class Body>
     void in_chunks(std::size_t n, std::int64_t& counter, NumbersOf&& numbers_of, Body&& body) {
-        if (ev.protobuf()) {
+        if (ev.protobuf() || ev.window()) {
             // The protobuf backend collects events, it formats nothing: one
-            // thread, in item order, drawing from the counter directly.
+            // thread, in item order, drawing from the counter directly. A
+            // window keeps state across items (a counter's value in force
+            // at START, a flow's start): one thread too.
             part_state state;
             for (std::size_t i = 0; i < n; ++i) body(ev, i, counter, state);
             summary.hb_violations += state.hb_violations;

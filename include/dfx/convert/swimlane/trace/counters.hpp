@@ -38,20 +38,21 @@ inline void write_ready_queue_point(event_sink& ev, const sched_record& r) {
                     r.end_us);
         return;
     }
-    auto& c = ev.next();
-    c.append(R"({"args": {"AIC": )");
-    c.append_int(r.depth_end[0]);
-    c.append(R"(, "AIV": )");
-    c.append_int(r.depth_end[1]);
-    c.append(R"(, "MIX": )");
-    c.append_int(r.depth_end[2]);
-    c.append(R"(}, "cat": "queue", "name": "shared_ready_queue", "ph": "C", "pid": )");
-    c.append_int(layout::scheduler_pid);
-    c.append(R"(, "tid": )");
-    c.append_int(layout::ready_queue_tid);
-    c.append(R"(, "ts": )");
-    c.append_us(r.end_us);
-    c.push_back('}');
+    ev.counter_json("shared_ready_queue", r.end_us, [&](json_buffer& c, double ts) {
+        c.append(R"({"args": {"AIC": )");
+        c.append_int(r.depth_end[0]);
+        c.append(R"(, "AIV": )");
+        c.append_int(r.depth_end[1]);
+        c.append(R"(, "MIX": )");
+        c.append_int(r.depth_end[2]);
+        c.append(R"(}, "cat": "queue", "name": "shared_ready_queue", "ph": "C", "pid": )");
+        c.append_int(layout::scheduler_pid);
+        c.append(R"(, "tid": )");
+        c.append_int(layout::ready_queue_tid);
+        c.append(R"(, "ts": )");
+        c.append_us(ts);
+        c.push_back('}');
+    });
 }
 
 namespace counter_detail {
@@ -87,20 +88,21 @@ inline std::vector<track> overhead_tracks(const perf_data& pd, const overhead_sw
 
 inline void write_point(event_sink& ev, const track& t, double ts, std::int64_t value) {
     if (ev.protobuf()) return ev.counter(layout::scheduler_pid, t.name + " " + t.name, ts, value);
-    auto& o = ev.next();
-    o.append(R"({"ph": "C", "cat": "overhead", "name": )");
-    o.append_string(t.name);
-    o.append(R"(, "pid": )");
-    o.append_int(layout::scheduler_pid);
-    o.append(R"(, "tid": )");
-    o.append_int(t.tid);
-    o.append(R"(, "ts": )");
-    o.append_us(ts);
-    o.append(R"(, "args": {)");
-    o.append_string(t.name);
-    o.append(": ");
-    o.append_int(value);
-    o.append("}}");
+    ev.counter_json(t.name, ts, [&](json_buffer& o, double at) {
+        o.append(R"({"ph": "C", "cat": "overhead", "name": )");
+        o.append_string(t.name);
+        o.append(R"(, "pid": )");
+        o.append_int(layout::scheduler_pid);
+        o.append(R"(, "tid": )");
+        o.append_int(t.tid);
+        o.append(R"(, "ts": )");
+        o.append_us(at);
+        o.append(R"(, "args": {)");
+        o.append_string(t.name);
+        o.append(": ");
+        o.append_int(value);
+        o.append("}}");
+    });
 }
 
 }  // namespace counter_detail

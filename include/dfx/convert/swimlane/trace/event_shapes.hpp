@@ -20,6 +20,13 @@
 //
 //   event_sink pb_ev(file, &perfetto);              // the protobuf backend
 //   if (pb_ev.protobuf()) pb_ev.slice({"event", name, pid, tid, ts, dur, id}, args);
+//
+// With a window_gate (time_window.hpp) the sink writes only what the window
+// keeps, for both backends, here and nowhere else: a JSON slice asks for its
+// buffer with next_slice(ts, dur) (an event outside is formatted into a
+// scratch buffer and dropped), counter points go through counter_json() /
+// counter() / counters(), flows through flow(). Without one, every call
+// writes exactly what it did before.
 #pragma once
 
 #include <cstddef>
@@ -29,6 +36,7 @@
 #include <utility>
 
 #include "dfx/convert/common/json_buffer.hpp"
+#include "dfx/convert/swimlane/time_window.hpp"
 #include "dfx/convert/swimlane/trace/perfetto_packets.hpp"
 
 namespace dfx::convert::swimlane::trace {
@@ -42,28 +50,67 @@ public:
     explicit event_sink(json_buffer& w) : w_(w) { w_.append("{\"traceEvents\": [\n"); }
     event_sink(json_buffer& w, part_t) : w_(w), comma_(true) {}
     // The protobuf backend: everything goes to `pb`, nothing to `w`.
-    event_sink(json_buffer& w, perfetto_trace* pb) : w_(w), pb_(pb) {
+    // `gate`: the window to keep, or null for everything.
+    event_sink(json_buffer& w, perfetto_trace* pb, window_gate* gate = nullptr) : w_(w), pb_(pb), gate_(gate) {
         if (!pb_) w_.append("{\"traceEvents\": [\n");
     }
     [[nodiscard]] perfetto_trace* protobuf() const noexcept { return pb_; }
+    [[nodiscard]] window_gate* window() const noexcept { return gate_; }
     // Protobuf backend only: a slice and its args (pf_arg), a counter point.
     template <class Args>
     void slice(const pf_slice& s, const Args& args) {
+        if (!keeps_slice(s.ts_us, s.dur_us)) return;
         ++count_;
         pb_->slice(s, args);
     }
     void slice(const pf_slice& s, std::initializer_list<pf_arg> args) {
+        if (!keeps_slice(s.ts_us, s.dur_us)) return;
         ++count_;
         pb_->slice(s, args);
     }
     void counter(int pid, std::string_view name, double ts, std::int64_t value) {
+        if (gate_) return counters(pid, {{name, value}}, ts);
         ++count_;
         pb_->counter(pid, name, ts, value);
     }
     void counters(int pid, std::initializer_list<std::pair<std::string_view, std::int64_t>> points, double ts) {
+        if (gate_) {
+            window_gate::counter_track* t = nullptr;
+            switch (gate_->point(std::to_string(pid) + ' ' + std::string(points.begin()->first), ts, t)) {
+            case window_gate::verdict::drop: return;
+            case window_gate::verdict::hold:
+                t->pid = pid;
+                t->values.assign(points.begin(), points.end());
+                return;
+            case window_gate::verdict::write: break;
+            }
+        }
         ++count_;
         pb_->counters(pid, points, ts);
     }
+    // JSON backend: a counter point of track `key` at `ts`, written by
+    // `format(buffer, ts)`; with a window, the point in force at START is
+    // formatted again with ts = START.
+    template <class Format>
+    void counter_json(std::string_view key, double ts, Format&& format) {
+        if (gate_) {
+            window_gate::counter_track* t = nullptr;
+            switch (gate_->point(std::string(key), ts, t)) {
+            case window_gate::verdict::drop: return;
+            case window_gate::verdict::hold: {
+                json_buffer& o = gate_->discard();
+                format(o, gate_->window.start_us);
+                t->json.assign(o.view());
+                return;
+            }
+            case window_gate::verdict::write: break;
+            }
+        }
+        format(next(), ts);
+    }
+    // The buffer of a JSON slice at [ts, ts + dur]: the output's, or with a
+    // window that the slice misses, a scratch buffer that is dropped.
+    json_buffer& next_slice(double ts, double dur) { return keeps_slice(ts, dur) ? next() : gate_->discard(); }
     json_buffer& next() {
         if (comma_) w_.append(",\n");
         comma_ = true;
@@ -73,6 +120,8 @@ public:
     [[nodiscard]] std::size_t count() const noexcept { return count_; }
     void add_count(std::size_t events) noexcept { count_ += events; }
     void close(std::string_view metadata_json) {
+        // Each counter track's value in force at START.
+        if (gate_) gate_->flush_held([&](const window_gate::counter_track& t) { write_held(t); });
         if (pb_) return;  // the caller finishes the protobuf trace
         w_.append("\n]");
         if (!metadata_json.empty()) {
@@ -132,8 +181,41 @@ public:
 
     // ---- flows ----
     // A flow endpoint. bind_id < 0: none; counts < 0: not written.
+    // With a window, a start waits for its end (they come in pairs) and the
+    // two are written when both lie in the window.
     void flow(std::int64_t id, std::string_view name, char ph, int pid, std::int64_t tid, double ts,
               std::int64_t bind_id = -1, std::int64_t input_count = -1, std::int64_t output_count = -1) {
+        if (!gate_) return write_flow(id, name, ph, pid, tid, ts, bind_id, input_count, output_count);
+        if (ph == 's') {
+            gate_->waiting = window_gate::pending_flow{id, ts, name, pid, tid, bind_id, input_count, output_count};
+            return;
+        }
+        const auto start = std::exchange(gate_->waiting, std::nullopt);
+        if (!start || start->id != id || !gate_->window.holds(start->ts) || !gate_->window.holds(ts)) return;
+        ++gate_->flows_kept;
+        write_flow(start->id, start->name, 's', start->pid, start->tid, start->ts, start->bind_id, start->input_count,
+                   start->output_count);
+        write_flow(id, name, ph, pid, tid, ts, bind_id, input_count, output_count);
+    }
+
+private:
+    bool keeps_slice(double ts, double dur) {
+        if (!gate_) return true;
+        if (!gate_->window.overlaps(ts, dur)) return false;
+        ++gate_->slices_kept;
+        return true;
+    }
+    void write_held(const window_gate::counter_track& t) {
+        const double at = gate_->window.start_us;
+        if (pb_) {
+            for (const auto& [name, value] : t.values) pb_->counter(t.pid, name, at, value);
+            ++count_;
+            return;
+        }
+        next().append(t.json);
+    }
+    void write_flow(std::int64_t id, std::string_view name, char ph, int pid, std::int64_t tid, double ts,
+                    std::int64_t bind_id, std::int64_t input_count, std::int64_t output_count) {
         if (pb_) {
             ++count_;
             return pb_->flow(id, ph, pid, tid, ts, bind_id);
@@ -163,9 +245,9 @@ public:
         o.push_back('}');
     }
 
-private:
     json_buffer& w_;
     perfetto_trace* pb_ = nullptr;
+    window_gate* gate_ = nullptr;
     bool comma_ = false;
     std::size_t count_ = 0;
 };

@@ -141,7 +141,7 @@ inline void write_envelope(event_sink& ev, instance& i) {
                   pf_arg::of_us("execution_duration_us", i.exec_end - i.exec_start)});
         return;
     }
-    auto& o = ev.next();
+    auto& o = ev.next_slice(i.prep_start, i.exec_end - i.prep_start);
     begin_x(o);
     o.append(R"("outer_task_id": )");
     o.append_int(i.outer);

@@ -41,7 +41,7 @@ inline void write_host_uploads(trace_context& cx, const trace_index& index) {
                         {ec == std::errc() && at == end ? pf_arg::of("bytes", n) : pf_arg::of_text("bytes", u.detail_json)});
             continue;
         }
-        auto& o = cx.ev.next();
+        auto& o = cx.ev.next_slice(u.start_us, std::max(0.0, u.end_us - u.start_us));
         o.append(R"({"name": )");
         o.append_string(u.phase);
         o.append(R"(, "cat": "host_h2d", "ph": "X", "pid": )");
@@ -70,7 +70,7 @@ inline void write_submit(event_sink& ev, const orch_record& r, std::int64_t tid,
                   pf_arg::of("task_id", static_cast<std::int64_t>(r.task_id.value))});
         return;
     }
-    auto& o = ev.next();
+    auto& o = ev.next_slice(r.start_us, r.end_us - r.start_us);
     o.append(R"({"args": {"phase": "orch_submit", "submit_idx": )");
     o.append_int(r.submit_idx);
     o.append(R"(, "task_id": )");
@@ -93,7 +93,7 @@ inline void write_alloc_bar(event_sink& ev, const marker_anchor& bar, double dur
                  {pf_arg::of("task_id", static_cast<std::int64_t>(bar.task_id))});
         return;
     }
-    auto& a = ev.next();
+    auto& a = ev.next_slice(bar.start, dur);
     a.append(R"({"args": {"phase": "alloc", "task_id": )");
     a.append_int(bar.task_id);
     a.append(R"(, "event-hint": )");

@@ -90,7 +90,7 @@ inline void write_marker(event_sink& ev, const trace_index& index, const sched_r
         }
         return;
     }
-    auto& o = ev.next();
+    auto& o = ev.next_slice(r.start_us, dur);
     begin_x(o);
     o.append(R"("loop_iter": )");
     o.append_int(r.loop_iter);
@@ -141,7 +141,7 @@ inline void write_phase(event_sink& ev, const trace_index& index, const sched_re
         if ((k == phase_kind::complete || k == phase_kind::dispatch) && r.depths_valid) write_ready_queue_point(ev, r);
         return;
     }
-    auto& o = ev.next();
+    auto& o = ev.next_slice(r.start_us, dur);
     begin_x(o);
     o.append(R"("phase": ")");
     o.append(name_of(k));

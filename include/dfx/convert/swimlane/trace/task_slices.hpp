@@ -86,7 +86,7 @@ inline void write_worker_view(trace_context& cx, const trace_index& index) {
                       pf_arg::of_us("local_setup_us", t.local_setup_us() != 0.0 ? t.local_setup_us() : 0.0)});
             return;
         }
-        auto& o = ev.next();
+        auto& o = ev.next_slice(ts, dur);
         begin_x(o);
         put_task_hint(o, t);
         put_fan_hints(o, index.deps, t.task_id);
@@ -131,7 +131,7 @@ inline void write_scheduler_view(trace_context& cx, const trace_index& index) {
                      {pf_arg::of("taskId", static_cast<std::int64_t>(t.task_id))});
             return;
         }
-        auto& o = ev.next();
+        auto& o = ev.next_slice(t.dispatch_us, dur);
         begin_x(o);
         put_task_hint(o, t);
         o.append(R"(, "dispatch-time-us": )");
