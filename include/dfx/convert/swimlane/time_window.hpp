@@ -72,16 +72,15 @@ inline constexpr double max_us = 9.0e12;
 // spaces, inf or nan. Returns false when it is not one.
 inline bool parse_us(std::string_view s, double& out) {
     if (s.empty()) return false;
-    std::size_t i = 0, digits = 0;
-    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i, ++digits;
-    if (i < s.size() && s[i] == '.') {
-        ++i;
-        std::size_t frac = 0;
-        while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i, ++frac;
-        if (frac == 0) return false;
-        digits += frac;
-    }
-    if (i != s.size() || digits == 0) return false;
+    auto digits = [&](std::size_t& i) {
+        const std::size_t from = i;
+        while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+        return i > from;
+    };
+    std::size_t i = 0;
+    if (!digits(i)) return false;
+    if (i < s.size() && s[i] == '.' && !digits(++i)) return false;
+    if (i != s.size()) return false;
     const auto r = std::from_chars(s.data(), s.data() + s.size(), out);
     return r.ec == std::errc{} && r.ptr == s.data() + s.size() && std::isfinite(out);
 }
