@@ -214,8 +214,8 @@ public:
     verdict point(const std::string& key, double ts, counter_track*& track) {
         track = &tracks_[key];
         if (ts < window.start_us) {
-            // Of points at one time (as written: 6 decimals), the later one.
-            if (track->held && std::llround(ts * 1e6) < std::llround(track->held_ts * 1e6)) return verdict::drop;
+            // Of points at one time as written, the later one.
+            if (track->held && as_written(ts) < as_written(track->held_ts)) return verdict::drop;
             track->held = true;
             track->held_ts = ts;
             return verdict::hold;
@@ -235,6 +235,11 @@ public:
     }
 
 private:
+    // A time as the JSON writes it (json_buffer::append_us: 6 decimals below
+    // 1e9 µs, the full double above), scaled: times equal as written compare
+    // equal.
+    static double as_written(double ts) { return std::abs(ts) < 1e9 ? std::round(ts * 1e6) : ts; }
+
     json_buffer scratch_;
     std::map<std::string, counter_track> tracks_;
 };
