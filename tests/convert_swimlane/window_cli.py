@@ -13,8 +13,8 @@ script's own reading of the rule (docs/converters.md, "Cutting a big run"):
   metadata  every "M" event and the top-level "metadata" object, unchanged.
 The windowed JSON must hold exactly these events (as multisets). The windowed
 protobuf (--format perfetto) must decode cleanly and hold the same events as the
-windowed JSON (perfetto_trace.py compare), and its slice count must be the
-expected one. Windows: a middle stretch, one edge landing exactly on a slice's
+windowed JSON (perfetto_trace.py compare), its slice count must be the
+expected one, and protoc must parse it as the full trace's (when installed). Windows: a middle stretch, one edge landing exactly on a slice's
 start, one that holds nothing (stderr note, metadata only), one spanning the
 whole run (the full trace's events), and --tasks over a task-id range (the span
 of those tasks, computed here from the full trace's taskId args).
@@ -33,6 +33,7 @@ from collections import Counter, defaultdict
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import perfetto_equivalence  # noqa: E402
 import perfetto_trace  # noqa: E402
 
 RECORDS = "chip_swimlane_records.json"
@@ -115,6 +116,7 @@ def check_window(dfx, case, label, full, flags, start, end, tmp, failures, empty
         failures.append(f"{label}: the protobuf window differs from the JSON window: {problems[:3]}")
     if len(decoded.slices) != phases["X"]:
         failures.append(f"{label}: the protobuf window has {len(decoded.slices)} slices, expected {phases['X']}")
+    perfetto_equivalence.protoc_check(pb, decoded, failures, label)  # when protoc is installed
     print(f"{label}: [{start}, {end}] {dict(phases)}; protobuf {len(decoded.slices)} slices")
 
 
