@@ -18,6 +18,8 @@
 //
 // With options.format == perfetto the same sections write Perfetto's
 // protobuf instead (trace/perfetto_packets.hpp): one event_sink, two backends.
+// With options.window only that stretch of time is written, in either format
+// (time_window.hpp; the sink applies it, the sections do not).
 //
 // The trace reads the capture and never changes it. Func ids the records
 // left unresolved are resolved by the caller first (func_ids.hpp), since the
@@ -61,11 +63,11 @@ inline trace_summary write_trace(const perf_data& pd, const deps_graph& deps, co
     std::optional<perfetto_trace> pb;
     if (opt.format == trace_format::perfetto) {
         pb.emplace();
-    }
-    if (pb && !opt.window) {  // a window keeps few of the events: no room for all
-        std::size_t phases = 0;
-        for (const auto& lane : pd.sched) phases += lane.size();
-        pb->reserve(2 * pd.tasks.size() + phases + index.tasks.size() / 2, 4 * pd.tasks.size() + 2 * phases);
+        if (!opt.window) {  // room for every event (a window keeps few of them)
+            std::size_t phases = 0;
+            for (const auto& lane : pd.sched) phases += lane.size();
+            pb->reserve(2 * pd.tasks.size() + phases + index.tasks.size() / 2, 4 * pd.tasks.size() + 2 * phases);
+        }
     }
     trace_context cx(out, opt, index.first_free_event_id, pb ? &*pb : nullptr);
     marker_list markers;
