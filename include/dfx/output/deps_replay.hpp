@@ -28,7 +28,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -36,6 +35,7 @@
 #include "dfx/output/replay_tensormap.hpp"
 #include "dfx/output/tensor_id.hpp"
 #include "dfx/output/tensor_overlap.hpp"
+#include "dfx/output/u64_index.hpp"
 #include "dfx/record/dep_gen_records.hpp"
 #include "dfx/record/tensor_view.hpp"
 
@@ -222,8 +222,8 @@ private:
 
     dep_graph graph_;
     replay_tensormap tensormap_;
-    std::unordered_set<std::uint64_t> tensor_ids_;
-    std::unordered_set<std::uint64_t> seen_;
+    u64_index tensor_ids_;
+    u64_index seen_;
 };
 
 }  // namespace detail
