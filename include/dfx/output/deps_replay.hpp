@@ -235,9 +235,13 @@ inline dep_graph replay_dep_gen(std::span<const dep_gen_submit> submits) {
 }
 
 // Throws output_error if the stream is malformed (dep_gen_stream.hpp).
+// Each submit is replayed as the reader closes it; a defect found later
+// still throws, and the half-built graph is dropped.
 inline dep_graph replay_dep_gen(std::span<const dep_gen_record> records) {
-    const std::vector<dep_gen_submit> submits = read_dep_gen_submits(records);
-    return replay_dep_gen(std::span<const dep_gen_submit>(submits));
+    detail::dep_graph_builder builder;
+    detail::read_dep_gen_stream(
+        records, [](void* b, dep_gen_submit& s) { static_cast<detail::dep_graph_builder*>(b)->add(s); }, &builder);
+    return builder.take();
 }
 
 }  // namespace dfx
