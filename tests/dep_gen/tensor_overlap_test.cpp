@@ -142,4 +142,11 @@ TEST_CASE("the replay's key index: first-insertion numbering through growth, pro
     CHECK(index.size() == 0);
     CHECK(index.find(keys[5]) == dfx::detail::u64_index::npos);
     CHECK(index.insert(keys[5]) == std::pair<std::uint32_t, bool>{0, true});
+    // A clear after few keys in a large table drops the table; the set still works.
+    CHECK(index.insert(keys[7]) == std::pair<std::uint32_t, bool>{1, true});
+    index.clear();
+    CHECK(index.find(keys[5]) == dfx::detail::u64_index::npos);
+    for (std::size_t i = 0; i < 40; ++i) CHECK(index.insert(keys[i]) == std::pair<std::uint32_t, bool>{i, true});
+    for (std::size_t i = 0; i < 40; ++i) CHECK(index.find(keys[i]) == i);
+    CHECK(index.find(keys[40]) == dfx::detail::u64_index::npos);
 }

@@ -47,11 +47,18 @@ public:
 
     std::size_t size() const noexcept { return keys_.size(); }
 
-    // Empties the set, keeping its memory (the replay clears one per submit).
+    // Empties the set (the replay clears one per submit). Costs what the
+    // keys cost, never the table: a table much larger than its keys (one
+    // submit with thousands of deps, then small ones) is dropped, not zeroed.
     void clear() noexcept {
         if (keys_.empty()) return;
+        if (slots_.size() > 4 * keys_.size() + 64) {
+            slots_.clear();
+            shift_ = 64;
+        } else {
+            std::fill(slots_.begin(), slots_.end(), 0u);
+        }
         keys_.clear();
-        std::fill(slots_.begin(), slots_.end(), 0u);
     }
 
 private:
