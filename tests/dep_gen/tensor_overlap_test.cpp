@@ -1,13 +1,15 @@
 // The overlap test case by case (spec dep-gen.md §1.8 "Overlap test", §7.1),
-// and the replay tensormap's lookup order and removal.
+// the replay tensormap's lookup order and removal, and the key index both use.
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "dep_gen_test_support.hpp"
 #include "dfx/output/replay_tensormap.hpp"
 #include "dfx/output/tensor_overlap.hpp"
+#include "dfx/output/u64_index.hpp"
 
 using namespace dg;
 using dfx::tensor_overlap;
@@ -111,4 +113,40 @@ TEST_CASE("the replay tensormap: newest first, NO_OVERLAP skipped, removal of th
     CHECK(visit_all(top_left, 0) == std::vector<std::uint64_t>{1});
     CHECK(visit_all(tile(8, 8, 0, 0), 0) == std::vector<std::uint64_t>{2, 1});
     CHECK(visit_all(view(0xA000, 64, dtype::float32, {16}, {1}), 0).empty());
+}
+
+TEST_CASE("the replay's key index: first-insertion numbering through growth, probing and clear") {
+    dfx::detail::u64_index index;
+    CHECK(index.find(0) == dfx::detail::u64_index::npos);
+    // Keys that differ only above the bits a small table keeps, so they
+    // probe past each other; enough of them to grow the table several times.
+    std::vector<std::uint64_t> keys;
+    for (std::uint64_t i = 0; i < 1000; ++i) keys.push_back(i << 40 | 0x8000);
+    keys.push_back(0);
+    keys.push_back(~std::uint64_t{0});
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        const auto [at, fresh] = index.insert(keys[i]);
+        CHECK(fresh);
+        CHECK(at == i);
+    }
+    CHECK(index.size() == keys.size());
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        CHECK(index.find(keys[i]) == i);
+        const auto [at, fresh] = index.insert(keys[i]);  // seen: same number, nothing added
+        CHECK_FALSE(fresh);
+        CHECK(at == i);
+    }
+    CHECK(index.size() == keys.size());
+    CHECK(index.find(0x8001) == dfx::detail::u64_index::npos);
+    index.clear();
+    CHECK(index.size() == 0);
+    CHECK(index.find(keys[5]) == dfx::detail::u64_index::npos);
+    CHECK(index.insert(keys[5]) == std::pair<std::uint32_t, bool>{0, true});
+    // A clear after few keys in a large table drops the table; the set still works.
+    CHECK(index.insert(keys[7]) == std::pair<std::uint32_t, bool>{1, true});
+    index.clear();
+    CHECK(index.find(keys[5]) == dfx::detail::u64_index::npos);
+    for (std::size_t i = 0; i < 40; ++i) CHECK(index.insert(keys[i]) == std::pair<std::uint32_t, bool>{i, true});
+    for (std::size_t i = 0; i < 40; ++i) CHECK(index.find(keys[i]) == i);
+    CHECK(index.find(keys[40]) == dfx::detail::u64_index::npos);
 }

@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
-#include <iterator>
 #include <string_view>
 #include <vector>
 
@@ -58,20 +57,36 @@ inline void write_depths(text_writer& out, const queue_depths& d) {
 }
 
 // `[` newline, one item per line (indented), `]`: the reference layout of
-// every array of rows; an empty array is `[]`.
+// every array of rows; an empty array is `[]`. Rows are written as they
+// are found (next() before each), so no array needs a vector of them.
+class row_list {
+public:
+    row_list(text_writer& out, std::string_view indent) : out_(out), indent_(indent) {}
+    void next() {
+        out_.raw(first_ ? "[\n" : ",\n").raw(indent_).raw("  ");
+        first_ = false;
+    }
+    void close() {
+        if (first_)
+            out_.raw("[]");
+        else
+            out_.raw("\n").raw(indent_).raw("]");
+    }
+
+private:
+    text_writer& out_;
+    std::string_view indent_;
+    bool first_ = true;
+};
+
 template <class Items, class WriteItem>
 void write_rows(text_writer& out, std::string_view indent, const Items& items, WriteItem write_item) {
-    if (std::empty(items)) {
-        out.raw("[]");
-        return;
-    }
-    bool first = true;
+    row_list rows(out, indent);
     for (const auto& item : items) {
-        out.raw(first ? "[\n" : ",\n").raw(indent).raw("  ");
+        rows.next();
         write_item(item);
-        first = false;
     }
-    out.raw("\n").raw(indent).raw("]");
+    rows.close();
 }
 
 }  // namespace detail
@@ -93,28 +108,25 @@ inline void write_chip_swimlane_json(text_writer& out, const swimlane_capture& c
     out.raw("\n  },\n");
 
     // Rows grouped by core ascending, in production order within a core.
-    struct core_row {
-        std::size_t core;
-        const aicore_task_record* r;
-    };
-    std::vector<core_row> aicore_rows;
-    for (std::size_t core = 0; core < c.aicore.size(); ++core)
-        for (const auto& r : c.aicore[core]) aicore_rows.push_back({core, &r});
     detail::member(out, "  ", schema::records_aicore_tasks_member);
-    detail::write_rows(out, "  ", aicore_rows, [&](const core_row& row) {
-        const auto& r = *row.r;
-        out.raw("[").number(row.core).raw(", ").number(r.task_token).raw(", ").number(r.reg_task_id);
-        out.raw(", ").number(r.start).raw(", ").number(r.end).raw(", ").number(r.receive_to_start).raw("]");
-    });
+    detail::row_list aicore_rows(out, "  ");
+    for (std::size_t core = 0; core < c.aicore.size(); ++core)
+        for (const auto& r : c.aicore[core]) {
+            aicore_rows.next();
+            out.raw("[").number(core).raw(", ").number(r.task_token).raw(", ").number(r.reg_task_id);
+            out.raw(", ").number(r.start).raw(", ").number(r.end).raw(", ").number(r.receive_to_start).raw("]");
+        }
+    aicore_rows.close();
 
-    std::vector<const aicpu_task_record*> aicpu_rows;
-    for (const auto& per_core : c.aicpu)
-        for (const auto& r : per_core) aicpu_rows.push_back(&r);
     detail::member(out, ",\n  ", schema::records_aicpu_tasks_member);
-    detail::write_rows(out, "  ", aicpu_rows, [&](const aicpu_task_record* r) {
-        out.raw("[").number(r->core).raw(", ").number(r->reg_task_id).raw(", ").number(r->dispatch);
-        out.raw(", ").number(r->finish).raw("]");
-    });
+    detail::row_list aicpu_rows(out, "  ");
+    for (const auto& per_core : c.aicpu)
+        for (const auto& r : per_core) {
+            aicpu_rows.next();
+            out.raw("[").number(r.core).raw(", ").number(r.reg_task_id).raw(", ").number(r.dispatch);
+            out.raw(", ").number(r.finish).raw("]");
+        }
+    aicpu_rows.close();
 
     if (c.level >= 3) {
         detail::member(out, ",\n  ", schema::records_scheduler_phases_member);

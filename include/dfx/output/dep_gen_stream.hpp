@@ -14,6 +14,7 @@
 #include <initializer_list>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dfx/output/output_error.hpp"
@@ -76,58 +77,78 @@ inline void check_tensor_part(std::size_t index, const dep_gen_record& r, const 
 
 }  // namespace detail
 
-// Throws output_error on any structural defect (see the file comment).
-inline std::vector<dep_gen_submit> read_dep_gen_submits(std::span<const dep_gen_record> records) {
-    using detail::malformed_dep_gen;
-    std::vector<dep_gen_submit> submits;
+namespace detail {
+
+// The stream read submit by submit: each submit is handed to
+// emit(context, submit) once the next task part, or the end, closes it, and
+// only after it has been checked whole. Throws output_error on any
+// structural defect (see the file comment). Not a template on what consumes
+// the submits, so the replay, which needs one submit at a time, compiles
+// neither a second reader nor a vector of every submit.
+inline void read_dep_gen_stream(std::span<const dep_gen_record> records, void (*emit)(void*, dep_gen_submit&),
+                                void* context) {
+    dep_gen_submit open;
+    bool any = false;  // whether `open` holds a submit
     for (std::size_t i = 0; i < records.size(); ++i) {
         const dep_gen_record& r = records[i];
-        dep_gen_submit* open = submits.empty() ? nullptr : &submits.back();
         switch (r.part) {
             case dep_gen_part::task: {
-                if (open && !open->complete())
-                    malformed_dep_gen(i, r, {"the previous submit is incomplete: ", detail::submit_progress(*open)});
+                if (any && !open.complete())
+                    malformed_dep_gen(i, r, {"the previous submit is incomplete: ", submit_progress(open)});
                 if (r.task.tensor_count > max_task_tensors)
                     malformed_dep_gen(i, r, {"tensor_count ", r.task.tensor_count, " is above ", max_task_tensors});
-                dep_gen_submit s;
-                s.task_id = r.task_id;
-                s.task = r.task;
-                s.tensors.reserve(r.task.tensor_count);  // at most 32; dep_count is not trusted for sizing
-                submits.push_back(std::move(s));
+                if (any) emit(context, open);
+                open = dep_gen_submit{};
+                open.task_id = r.task_id;
+                open.task = r.task;
+                open.tensors.reserve(r.task.tensor_count);  // at most 32; dep_count is not trusted for sizing
+                any = true;
                 break;
             }
             case dep_gen_part::tensor:
             case dep_gen_part::deps: {
-                if (!open || (open->complete() && open->task_id != r.task_id))
-                    malformed_dep_gen(i, r, {detail::dep_gen_part_name(r.part), " part without a preceding task part"});
-                if (open->task_id != r.task_id)
+                if (!any || (open.complete() && open.task_id != r.task_id))
+                    malformed_dep_gen(i, r, {dep_gen_part_name(r.part), " part without a preceding task part"});
+                if (open.task_id != r.task_id)
                     malformed_dep_gen(i, r, {"belongs to another task while the open submit is incomplete: ",
-                                             detail::submit_progress(*open)});
+                                             submit_progress(open)});
                 if (r.part == dep_gen_part::tensor) {
-                    detail::check_tensor_part(i, r, *open);
-                    open->tensors.push_back(r.tensor);
+                    check_tensor_part(i, r, open);
+                    open.tensors.push_back(r.tensor);
                     break;
                 }
-                if (open->tensors.size() < open->task.tensor_count)
-                    malformed_dep_gen(i, r, {"deps part before all tensor parts: ", detail::submit_progress(*open)});
-                const std::size_t remaining = open->task.dep_count - open->explicit_deps.size();
+                if (open.tensors.size() < open.task.tensor_count)
+                    malformed_dep_gen(i, r, {"deps part before all tensor parts: ", submit_progress(open)});
+                const std::size_t remaining = open.task.dep_count - open.explicit_deps.size();
                 if (remaining == 0)
-                    malformed_dep_gen(i, r, {"one deps part more than the task's dep_count ", open->task.dep_count, " needs"});
+                    malformed_dep_gen(i, r, {"one deps part more than the task's dep_count ", open.task.dep_count, " needs"});
                 const std::size_t expected =
                     remaining < std::size_t{dep_gen_deps_per_part} ? remaining : std::size_t{dep_gen_deps_per_part};
                 if (r.count != expected)
                     malformed_dep_gen(i, r, {"deps part holds ", r.count, " deps, expected ", expected, " (",
-                                             detail::submit_progress(*open), ")"});
-                open->explicit_deps.insert(open->explicit_deps.end(), r.deps.deps, r.deps.deps + r.count);
+                                             submit_progress(open), ")"});
+                open.explicit_deps.insert(open.explicit_deps.end(), r.deps.deps, r.deps.deps + r.count);
                 break;
             }
             default:
                 malformed_dep_gen(i, r, {"unknown part kind ", static_cast<unsigned>(r.part)});
         }
     }
-    if (!submits.empty() && !submits.back().complete())
-        detail::throw_output_error({"malformed dep_gen record stream: the stream ends inside a submit: ",
-                                    detail::submit_progress(submits.back())});
+    if (!any) return;
+    if (!open.complete())
+        throw_output_error({"malformed dep_gen record stream: the stream ends inside a submit: ", submit_progress(open)});
+    emit(context, open);
+}
+
+}  // namespace detail
+
+// Every submit of the stream, in order. Throws output_error on any
+// structural defect (see the file comment).
+inline std::vector<dep_gen_submit> read_dep_gen_submits(std::span<const dep_gen_record> records) {
+    std::vector<dep_gen_submit> submits;
+    detail::read_dep_gen_stream(
+        records, [](void* to, dep_gen_submit& s) { static_cast<std::vector<dep_gen_submit>*>(to)->push_back(std::move(s)); },
+        &submits);
     return submits;
 }
 

@@ -28,7 +28,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -36,6 +35,7 @@
 #include "dfx/output/replay_tensormap.hpp"
 #include "dfx/output/tensor_id.hpp"
 #include "dfx/output/tensor_overlap.hpp"
+#include "dfx/output/u64_index.hpp"
 #include "dfx/record/dep_gen_records.hpp"
 #include "dfx/record/tensor_view.hpp"
 
@@ -222,8 +222,8 @@ private:
 
     dep_graph graph_;
     replay_tensormap tensormap_;
-    std::unordered_set<std::uint64_t> tensor_ids_;
-    std::unordered_set<std::uint64_t> seen_;
+    u64_index tensor_ids_;
+    u64_index seen_;
 };
 
 }  // namespace detail
@@ -235,9 +235,13 @@ inline dep_graph replay_dep_gen(std::span<const dep_gen_submit> submits) {
 }
 
 // Throws output_error if the stream is malformed (dep_gen_stream.hpp).
+// Each submit is replayed as the reader closes it; a defect found later
+// still throws, and the half-built graph is dropped.
 inline dep_graph replay_dep_gen(std::span<const dep_gen_record> records) {
-    const std::vector<dep_gen_submit> submits = read_dep_gen_submits(records);
-    return replay_dep_gen(std::span<const dep_gen_submit>(submits));
+    detail::dep_graph_builder builder;
+    detail::read_dep_gen_stream(
+        records, [](void* b, dep_gen_submit& s) { static_cast<detail::dep_graph_builder*>(b)->add(s); }, &builder);
+    return builder.take();
 }
 
 }  // namespace dfx

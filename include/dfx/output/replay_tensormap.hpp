@@ -11,10 +11,10 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 #include "dfx/output/tensor_overlap.hpp"
+#include "dfx/output/u64_index.hpp"
 #include "dfx/record/tensor_view.hpp"
 
 namespace dfx {
@@ -25,7 +25,9 @@ public:
     enum class after_hit { keep, remove };
 
     void insert(const tensor_view& produced, std::uint64_t producer) {
-        by_addr_[produced.addr].push_back(produced_slice::of(produced, producer));
+        const auto [index, fresh] = addrs_.insert(produced.addr);
+        if (fresh) by_addr_.emplace_back();
+        by_addr_[index].push_back(produced_slice::of(produced, producer));
     }
 
     // Calls visit(const produced_slice&, tensor_overlap) for every entry of the
@@ -34,9 +36,9 @@ public:
     // are unaffected.
     template <class Visit>
     void lookup(const tensor_view& consumer, Visit&& visit) {
-        const auto found = by_addr_.find(consumer.addr);
-        if (found == by_addr_.end()) return;
-        std::vector<produced_slice>& slices = found->second;  // oldest first
+        const std::uint32_t index = addrs_.find(consumer.addr);
+        if (index == detail::u64_index::npos) return;
+        std::vector<produced_slice>& slices = by_addr_[index];  // oldest first
         for (std::size_t i = slices.size(); i-- > 0;) {
             const tensor_overlap overlap = classify_overlap(consumer, slices[i]);
             if (overlap == tensor_overlap::no_overlap) continue;
@@ -46,7 +48,8 @@ public:
     }
 
 private:
-    std::unordered_map<std::uint64_t, std::vector<produced_slice>> by_addr_;
+    detail::u64_index addrs_;                           // buffer address -> index into by_addr_
+    std::vector<std::vector<produced_slice>> by_addr_;  // its slices, oldest first
 };
 
 }  // namespace dfx

@@ -68,7 +68,7 @@ inline void write_scope_stats_jsonl(text_writer& out, const scope_stats_capture_
         std::string site(r.site, strnlen(r.site, scope_site_chars));
         site += ':';
         site += std::to_string(r.site_line);
-        out.raw("{\"site\": ").string(site, io::json_string_style::utf8);
+        out.raw("{\"site\": ").string<io::json_string_style::utf8>(site);
         out.raw(", \"phase\": ").raw(r.phase == scope_phase::begin ? "\"begin\"" : "\"end\"");
         out.raw(", \"depth\": ").number(r.depth).raw(", \"ring\": ").number(r.ring);
         out.raw(", \"task_window_start\": ").number(r.task_start).raw(", \"task_window_end\": ").number(r.task_end);

@@ -120,9 +120,8 @@ private:
 
     void* add_bytes(const char* name, std::uint32_t index, channel_size size, std::uint32_t record_size,
                     void (*append_to)(void*, const std::byte*, std::uint32_t), void* into) {
-        void* block = transport_.add_byte_channel(
-            name, index, size.buffers, size.records_per_buffer, record_size,
-            [append_to, into](const std::byte* bytes, std::uint32_t count) { append_to(into, bytes, count); });
+        void* block = transport_.add_byte_channel(name, index, size.buffers, size.records_per_buffer, record_size,
+                                                  {append_to, into});
         if (!block)
             detail::throw_output_error({name, ": cannot allocate ",
                                         std::uint64_t{size.buffers} * size.records_per_buffer * record_size,

@@ -46,9 +46,12 @@ public:
 
     // A JSON string literal, quotes included (io/json_string.hpp). ascii
     // unless told: the name map is json.dumps's default in the reference,
-    // and the other artefacts' strings are ASCII names.
-    text_writer& string(std::string_view text, io::json_string_style style = io::json_string_style::ascii) {
-        io::append_json_string(buffer_, text, style);
+    // and the other artefacts' strings are ASCII names. The style is a
+    // template argument, not a run-time one, so a translation unit compiles
+    // only the escapers it writes with (the host TU: ascii alone).
+    template <io::json_string_style Style = io::json_string_style::ascii>
+    [[gnu::noinline]] text_writer& string(std::string_view text) {
+        io::json_string_detail::append_json_string<Style>(buffer_, text);
         if (buffer_.size() >= flush_at) flush();
         return *this;
     }

@@ -20,7 +20,6 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -60,20 +59,34 @@ public:
     template <class Record, class Sink>
     channel_ref<Record> add_channel(std::string name, std::uint32_t producer_id, std::uint32_t buffers,
                                     std::uint32_t records_per_buffer, Sink sink) {
-        return {add_byte_channel(std::move(name), producer_id, buffers, records_per_buffer, sizeof(Record),
-                                 [sink = std::move(sink)](const std::byte* bytes, std::uint32_t count) mutable {
-                                     sink(std::span<const Record>(reinterpret_cast<const Record*>(bytes), count));
-                                 })};
+        Sink* held = new Sink(std::move(sink));
+        owned_sink owner(held, [](void* p) { delete static_cast<Sink*>(p); });
+        const byte_sink consume{[](void* s, const std::byte* bytes, std::uint32_t count) {
+                                    (*static_cast<Sink*>(s))(
+                                        std::span<const Record>(reinterpret_cast<const Record*>(bytes), count));
+                                },
+                                held};
+        return {add_byte_channel(std::move(name), producer_id, buffers, records_per_buffer, sizeof(Record), consume,
+                                 std::move(owner))};
     }
 
+    // Where a channel's full buffers go: to(context, records, count).
+    struct byte_sink {
+        void (*to)(void* context, const std::byte* records, std::uint32_t count);
+        void* context;
+    };
+    // What a byte_sink's context is, when the channel owns it; null: the caller does.
+    using owned_sink = std::unique_ptr<void, void (*)(void*)>;
+
     // What add_channel does once the record type is gone: a channel of
-    // record_size-byte records whose full buffers go to consume(records,
-    // count). Returns its device block, or nullptr if the memory could not be
-    // allocated. (Not a template on the record type, so a host with several
-    // record types compiles it once.)
+    // record_size-byte records whose full buffers go to consume. Returns its
+    // device block, or nullptr if the memory could not be allocated. (Not a
+    // template on the record type, so a host with several record types
+    // compiles it once; a plain function pointer rather than std::function,
+    // so no host TU compiles std::function's machinery per sink.)
     void* add_byte_channel(std::string name, std::uint32_t producer_id, std::uint32_t buffers,
-                           std::uint32_t records_per_buffer, std::uint32_t record_size,
-                           std::function<void(const std::byte*, std::uint32_t)> consume) {
+                           std::uint32_t records_per_buffer, std::uint32_t record_size, byte_sink consume,
+                           owned_sink owner = {nullptr, nullptr}) {
         const channel_geometry g = make_geometry(buffers, records_per_buffer, record_size);
         void* device_block = MemoryOps::allocate(g.total_bytes);
         if (!device_block) return nullptr;
@@ -83,7 +96,8 @@ public:
         c->device_block = device_block;
         c->bytes = g.total_bytes;
         c->view = construct_channel(MemoryOps::host_view(device_block), g);
-        c->consume = std::move(consume);
+        c->consume = consume;
+        c->owner = std::move(owner);
         channels_.push_back(std::move(c));
         return device_block;
     }
@@ -134,7 +148,8 @@ private:
         void* device_block = nullptr;
         std::size_t bytes = 0;
         channel_view view;
-        std::function<void(const std::byte*, std::uint32_t)> consume;
+        byte_sink consume{};
+        owned_sink owner{nullptr, nullptr};
         std::atomic<std::uint64_t> collected{0};  // one drain thread writes it
     };
 
@@ -145,7 +160,7 @@ private:
         std::uint32_t index = 0;
         while (ready.try_pop(index)) {
             const std::uint32_t count = c.view.buffer(index).count;
-            if (count > 0) c.consume(c.view.records(index), count);
+            if (count > 0) c.consume.to(c.consume.context, c.view.records(index), count);
             c.collected.store(c.collected.load(std::memory_order_relaxed) + count, std::memory_order_relaxed);
             // Never fails: the free ring holds every buffer. Its release store
             // orders our reads of the buffer before the producer reuses it.
