@@ -31,6 +31,8 @@
 //   BM_scheduler_args_dump_floor<1|2>        the floor (bench/floor.hpp): the register write plus a
 //       memcpy of each captured tensor's bytes and of its 128-byte metadata record (level 1:
 //       256 + 128 B per task; level 2: 5 x (256 + 128) B)
+//   BM_scheduler_args_dump_no_wait<1|2>      typed<N> on channels that hold the whole run
+//       (bench/no_wait_channels.hpp): the capture's own cost, no waiting for the host
 //
 // so typed<N> - plain is what the compiled dump costs at level N,
 // runtime_gated/N - plain what the reference's shape costs (runtime_gated/0:
@@ -50,6 +52,7 @@
 
 #include "checked_run.hpp"
 #include "floor.hpp"
+#include "no_wait_channels.hpp"
 
 #include <array>
 #include <chrono>
@@ -358,6 +361,30 @@ void BM_scheduler_args_dump_floor(benchmark::State& state) {
     state.SetLabel(dump_label(Level));
 }
 
+constexpr std::int64_t no_wait_tasks = 20'000;
+
+template <int Level>
+void BM_scheduler_args_dump_no_wait(benchmark::State& state) {
+    // Per task: metadata records (1 or 5) and chunks (one per capture call that copies bytes).
+    constexpr std::initializer_list<std::uint64_t> per_task = Level == 2 ? std::initializer_list<std::uint64_t>{5, 2}
+                                                                         : std::initializer_list<std::uint64_t>{1, 1};
+    bench::no_wait_channels<dump_sink<Level>> channels(no_wait_tasks, per_task);
+    dump_task t;
+    dispatch_work w;
+    auto sink = channels.sink();
+    {
+        dump_view<Level> view{&sink};
+        std::uint64_t task = 0;
+        for (auto _ : state) {
+            view.before_dispatch(++task, kernels, t.args);
+            w.dispatch(task);
+            view.after_completion(task, kernels, t.args);
+        }
+    }
+    channels.check(state, sink, per_task);
+    state.SetLabel(dump_label(Level));
+}
+
 BENCHMARK(BM_dump_drain)
     ->ArgsProduct({{64, 1024, 8192}, {1, 2}})
     ->ArgNames({"KiB", "threads"})
@@ -372,6 +399,8 @@ BENCHMARK_TEMPLATE(BM_scheduler_args_dump_typed, 2);
 BENCHMARK(BM_scheduler_args_dump_runtime_gated)->Arg(0)->Arg(1)->Arg(2);
 BENCHMARK_TEMPLATE(BM_scheduler_args_dump_floor, 1);
 BENCHMARK_TEMPLATE(BM_scheduler_args_dump_floor, 2);
+BENCHMARK_TEMPLATE(BM_scheduler_args_dump_no_wait, 1)->Iterations(no_wait_tasks);
+BENCHMARK_TEMPLATE(BM_scheduler_args_dump_no_wait, 2)->Iterations(no_wait_tasks);
 
 }  // namespace
 

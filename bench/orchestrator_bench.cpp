@@ -23,6 +23,8 @@
 //       ids, block_num), the 3 tensor views (88 B each) and the dependency id: 312 B, no clock
 //   BM_orchestrator_scope_stats_floor<true>    the bookkeeping plus both samples taken and two
 //       80-byte records (site, line, depth, ring, sample) copied out; no clock
+//   BM_orchestrator_<collector>_no_wait<true>  typed<true> on channels that hold the whole
+//       run (bench/no_wait_channels.hpp): the capture's own cost, no waiting for the host
 //
 // The gated twins test `runtime_enabled`, a volatile global set from the
 // benchmark's argument: it is read at every test, as a runtime reads its
@@ -39,6 +41,7 @@
 
 #include "checked_run.hpp"
 #include "floor.hpp"
+#include "no_wait_channels.hpp"
 
 #include <cstdint>
 #include <cstdio>
@@ -294,6 +297,43 @@ void BM_orchestrator_scope_stats_floor(benchmark::State& state) {
     }
 }
 
+constexpr std::int64_t no_wait_tasks = 200'000;
+
+template <bool On>
+void BM_orchestrator_dep_gen_no_wait(benchmark::State& state) {
+    using o_type = orchestrator<On, false>;
+    bench::no_wait_channels<typename o_type::sink_type> channels(no_wait_tasks, {dep_gen_records_per_submit});
+    auto sink = channels.sink();
+    {
+        typename o_type::view_type view{&sink};
+        submit_work w;
+        std::uint64_t id = 0;
+        for (auto _ : state) {
+            w.publish(++id);
+            w.capture(view, id);
+        }
+    }
+    channels.check(state, sink, {dep_gen_records_per_submit});
+}
+
+template <bool On>
+void BM_orchestrator_scope_stats_no_wait(benchmark::State& state) {
+    using o_type = orchestrator<false, On>;
+    bench::no_wait_channels<typename o_type::sink_type> channels(no_wait_tasks, {scope_stats_records_per_scope});
+    auto sink = channels.sink();
+    {
+        typename o_type::view_type view{&sink};
+        scope_work w;
+        const auto sample = [&w] { return w.sample(); };
+        for (auto _ : state) {
+            view.scope_begin(sample, "orchestrator_bench.cpp", 1);
+            w.body();
+            view.scope_end(sample);
+        }
+    }
+    channels.check(state, sink, {scope_stats_records_per_scope});
+}
+
 }  // namespace
 
 BENCHMARK(BM_orchestrator_dep_gen_plain);
@@ -301,11 +341,13 @@ BENCHMARK_TEMPLATE(BM_orchestrator_dep_gen_typed, false);
 BENCHMARK_TEMPLATE(BM_orchestrator_dep_gen_typed, true);
 BENCHMARK(BM_orchestrator_dep_gen_runtime_gated)->Arg(0)->Arg(1);
 BENCHMARK_TEMPLATE(BM_orchestrator_dep_gen_floor, true);
+BENCHMARK_TEMPLATE(BM_orchestrator_dep_gen_no_wait, true)->Iterations(no_wait_tasks);
 BENCHMARK(BM_orchestrator_scope_stats_plain);
 BENCHMARK_TEMPLATE(BM_orchestrator_scope_stats_typed, false);
 BENCHMARK_TEMPLATE(BM_orchestrator_scope_stats_typed, true);
 BENCHMARK(BM_orchestrator_scope_stats_runtime_gated)->Arg(0)->Arg(1);
 BENCHMARK_TEMPLATE(BM_orchestrator_scope_stats_floor, true);
+BENCHMARK_TEMPLATE(BM_orchestrator_scope_stats_no_wait, true)->Iterations(no_wait_tasks);
 
 int main(int argc, char** argv) {
     benchmark::Initialize(&argc, argv);

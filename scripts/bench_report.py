@@ -31,7 +31,7 @@ TOOL_TITLE = {
     "deps_text": "dfx deps (text)",
     "scope_stats": "dfx scope-stats (HTML)",
 }
-STAMP = re.compile(r"^BM_(worker|scheduler|orchestrator)(?:_([a-z_]+?))?_(plain|typed|runtime_gated|floor)(?:<([^>]*)>)?(?:/(\d+))?$")
+STAMP = re.compile(r"^BM_(worker|scheduler|orchestrator)(?:_([a-z_]+?))?_(plain|typed|runtime_gated|floor|no_wait)(?:<([^>]*)>)?(?:/(\d+))?$")
 COLORS = ["#2563eb", "#dc2626", "#059669", "#d97706", "#7c3aed", "#0891b2", "#be185d", "#4b5563"]
 
 
@@ -203,7 +203,9 @@ def stamp_section(runs, out_dir):
             "(level, dump level, PMU source, or on/off); `runtime_gated/N` every stamp compiled and each behind "
             "an `if` on a run-time int set to N, as the reference runtime gates them; `floor<N>` the least a "
             "collector at N must do (bench/floor.hpp): the plain loop plus the bare clock reads of its stamps and a "
-            "memcpy of the bytes it captures, no transport. `+ns` is over `plain`; `x floor` is a variant's `+ns` "
+            "memcpy of the bytes it captures, no transport; `no_wait<N>` is `typed<N>` on channels that hold the whole run "
+            "(bench/no_wait_channels.hpp), so the producer never waits for the host: the stamps' own cost, with the "
+            "host's drain and wake-up latency taken out. `+ns` is over `plain`; `x floor` is a variant's `+ns` "
             "over the floor's `+ns` at the same N (the goal: at most 1.3x the floor + 5 ns).\n"]
     bars = {}
     for key in sorted(groups):
@@ -220,7 +222,7 @@ def stamp_section(runs, out_dir):
                 continue
             cpu = ns(b)
             added = None if base is None or variant == "plain" else cpu - base
-            level = variant[variant.index("<"):] if variant.startswith("typed<") else (
+            level = variant[variant.index("<"):] if variant.startswith(("typed<", "no_wait<")) else (
                 f"<{variant.split('/')[1]}>" if variant.startswith("runtime_gated/") else None)
             floor = floors.get(level) if level else None
             ratio = f"{added / floor:.2f}x" if added is not None and floor and floor > 0 else ""
@@ -238,12 +240,14 @@ def stamp_section(runs, out_dir):
             if v != "plain" and v not in variants:
                 variants.append(v)
     # Floors first, then compiled choices, then their runtime-gated twins.
-    variants = ([v for v in variants if v.startswith("floor")] + [v for v in variants if v.startswith("typed")]
-                + [v for v in variants if v.startswith("runtime_gated")])
+    variants = ([v for v in variants if v.startswith("floor")] + [v for v in variants if v.startswith("no_wait")]
+                + [v for v in variants if v.startswith("typed")] + [v for v in variants if v.startswith("runtime_gated")])
 
     def color_of(v):
         if v.startswith("floor"):
             return ("floor (clock reads + memcpy)", COLORS[2])
+        if v.startswith("no_wait"):
+            return ("typed, never waiting for the host", COLORS[4])
         return ("compiled choice (typed)", COLORS[0]) if v.startswith("typed") else ("runtime-gated twin", COLORS[3])
 
     svg_bars("Added CPU ns per task over the uninstrumented loop (median)", order, variants, bars, "ns",
