@@ -366,8 +366,7 @@ constexpr std::int64_t no_wait_tasks = 20'000;
 template <int Level>
 void BM_scheduler_args_dump_no_wait(benchmark::State& state) {
     // Per task: metadata records (1 or 5) and chunks (one per capture call that copies bytes).
-    constexpr std::initializer_list<std::uint64_t> per_task = Level == 2 ? std::initializer_list<std::uint64_t>{5, 2}
-                                                                         : std::initializer_list<std::uint64_t>{1, 1};
+    const std::vector<std::uint64_t> per_task = Level == 2 ? std::vector<std::uint64_t>{5, 2} : std::vector<std::uint64_t>{1, 1};
     bench::no_wait_channels<dump_sink<Level>> channels(no_wait_tasks, per_task);
     dump_task t;
     dispatch_work w;

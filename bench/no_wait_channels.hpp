@@ -21,6 +21,8 @@
 #include <cstring>
 #include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "checked_run.hpp"
 #include "dfx/collect/producers.hpp"
@@ -37,20 +39,20 @@ public:
     using sink_type = dfx::producers<Overflow, Records...>;
     static constexpr std::uint32_t records_per_buffer = 1024;
 
-    // per_task: records of each kind per task, in the sink's kind order.
-    no_wait_channels(std::uint64_t tasks, std::initializer_list<std::uint64_t> per_task)
-        : refs_(make_refs(tasks, per_task.begin(), std::index_sequence_for<Records...>{})) {}
+    // per_task: records of each kind per task, in the sink's kind order (one entry per kind).
+    no_wait_channels(std::uint64_t tasks, const std::vector<std::uint64_t>& per_task)
+        : refs_(make_refs(tasks, per_task.data(), std::index_sequence_for<Records...>{})) {}
 
     sink_type sink() const { return std::make_from_tuple<sink_type>(refs_); }
 
     // After the loop: the sink publishes, the host drains; exactly
     // per_task x iterations records of each kind collected, none dropped.
-    void check(benchmark::State& state, sink_type& sink, std::initializer_list<std::uint64_t> per_task) {
+    void check(benchmark::State& state, sink_type& sink, const std::vector<std::uint64_t>& per_task) {
         sink.finish();
         host_.start();
         host_.stop();
         const auto report = host_.report();
-        const auto* expected = per_task.begin();
+        const std::uint64_t* expected = per_task.data();
         const auto tasks = static_cast<std::uint64_t>(state.iterations());
         for (std::size_t k = 0; k < report.size(); ++k) {
             const auto& r = report[k];

@@ -52,6 +52,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "dfx/collect.hpp"
 #include "dfx/output/swimlane_host.hpp"
@@ -394,8 +395,7 @@ template <int Level>
 void BM_scheduler_no_wait(benchmark::State& state) {
     using sink_type = typename fixture<Level>::scheduler_sink;
     // One record of each kind per task: aicpu_task_record (level 2), + sched_phase_record (3).
-    constexpr std::initializer_list<std::uint64_t> per_task = Level >= 3 ? std::initializer_list<std::uint64_t>{1, 1}
-                                                                          : std::initializer_list<std::uint64_t>{1};
+    const std::vector<std::uint64_t> per_task = Level >= 3 ? std::vector<std::uint64_t>{1, 1} : std::vector<std::uint64_t>{1};
     bench::no_wait_channels<sink_type> channels(no_wait_tasks, per_task);
     auto sink = channels.sink();
     {
