@@ -31,7 +31,7 @@ TOOL_TITLE = {
     "deps_text": "dfx deps (text)",
     "scope_stats": "dfx scope-stats (HTML)",
 }
-STAMP = re.compile(r"^BM_(worker|scheduler|orchestrator)(?:_([a-z_]+?))?_(plain|typed|runtime_gated|floor|no_wait)(?:<([^>]*)>)?(?:/(\d+))?$")
+STAMP = re.compile(r"^BM_(worker|scheduler|orchestrator)(?:_([a-z_]+?))?_(plain|typed|runtime_gated|floor|no_wait)(?:<([^>]*)>)?(?:/(\d+))?(?:/iterations:\d+)?$")
 COLORS = ["#2563eb", "#dc2626", "#059669", "#d97706", "#7c3aed", "#0891b2", "#be185d", "#4b5563"]
 
 
