@@ -206,7 +206,8 @@ def stamp_section(runs, out_dir):
             "memcpy of the bytes it captures, no transport; `no_wait<N>` is `typed<N>` on channels that hold the whole run "
             "(bench/no_wait_channels.hpp), so the producer never waits for the host: the stamps' own cost, with the "
             "host's drain and wake-up latency taken out. `+ns` is over `plain`; `x floor` is a variant's `+ns` "
-            "over the floor's `+ns` at the same N (the goal: at most 1.3x the floor + 5 ns).\n"]
+            "over the floor's `+ns` at the same N (the goal: at most 1.3x the floor + 5 ns; docs/hot-paths.md has the "
+            "before/after of that work and why a collector is above it).\n"]
     bars = {}
     for key in sorted(groups):
         rows = []
