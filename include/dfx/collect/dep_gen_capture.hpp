@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <new>
 #include <span>
 
 #include "dfx/collect/sink.hpp"
@@ -73,11 +74,10 @@ public:
             emit_record<dep_gen_record>(*sink_, [&](dep_gen_record& t) {
                 t.task_id = s.task_id;
                 t.part = dep_gen_part::tensor;
-                t.tensor = dep_gen_tensor_part{};
-                t.tensor.index = static_cast<std::uint8_t>(i);
-                t.tensor.type = arg.type;
-                t.tensor.has_view = arg.type != arg_type::output && arg.view != nullptr;
-                if (t.tensor.has_view) t.tensor.view = *arg.view;
+                // The part built where it lies (not zeroed, then filled).
+                const bool has_view = arg.type != arg_type::output && arg.view != nullptr;
+                ::new (static_cast<void*>(&t.tensor)) dep_gen_tensor_part{
+                    static_cast<std::uint8_t>(i), arg.type, has_view, {}, has_view ? *arg.view : tensor_view{}};
             });
         }
         for (std::size_t first = 0; first < s.explicit_deps.size(); first += dep_gen_deps_per_part) {
