@@ -28,6 +28,11 @@
 //   BM_scheduler_args_dump_typed<2>          level 2: every tensor, 5 records, 1280 B per task
 //   BM_scheduler_args_dump_runtime_gated/0|1|2   the level-1 and level-2 captures both compiled,
 //       chosen per call by `if (dump_level >= 1) { if (dump_level >= 2) ...level 2... else ...level 1... }`
+//   BM_scheduler_args_dump_floor<1|2>        the floor (bench/floor.hpp): the register write plus a
+//       memcpy of each captured tensor's bytes and of its 128-byte metadata record (level 1:
+//       256 + 128 B per task; level 2: 5 x (256 + 128) B)
+//   BM_scheduler_args_dump_no_wait<1|2>      typed<N> on channels that hold the whole run
+//       (bench/no_wait_channels.hpp): the capture's own cost, no waiting for the host
 //
 // so typed<N> - plain is what the compiled dump costs at level N,
 // runtime_gated/N - plain what the reference's shape costs (runtime_gated/0:
@@ -46,6 +51,8 @@
 #include <benchmark/benchmark.h>
 
 #include "checked_run.hpp"
+#include "floor.hpp"
+#include "no_wait_channels.hpp"
 
 #include <array>
 #include <chrono>
@@ -53,6 +60,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <thread>
 #include <type_traits>
@@ -320,6 +328,62 @@ void BM_scheduler_args_dump_runtime_gated(benchmark::State& state) {
     state.SetLabel(dump_label(level));
 }
 
+// The floor: each captured tensor's bytes and its metadata record copied once.
+template <int Level>
+void BM_scheduler_args_dump_floor(benchmark::State& state) {
+    static_assert(Level == 1 || Level == 2);
+    auto arena = std::make_unique<bench::floor_arena>();
+    dump_task t;
+    dispatch_work w;
+    const auto capture = [&](std::uint64_t task, std::size_t i) {
+        dfx::args_dump_record r;
+        r.task_id = task;
+        r.arg_index = static_cast<std::uint32_t>(i);
+        r.payload_size = tensor_bytes;
+        r.shape[0] = static_cast<std::uint32_t>(tensor_bytes);
+        r.strides[0] = 1;
+        r.ndims = 1;
+        arena->put(r);
+        std::memcpy(arena->take(tensor_bytes), t.data[i].data(), tensor_bytes);
+        benchmark::ClobberMemory();
+    };
+    std::uint64_t task = 0;
+    for (auto _ : state) {
+        ++task;
+        if constexpr (Level == 1) {
+            capture(task, 1);
+        } else {
+            for (std::size_t i = 0; i < 4; ++i) capture(task, i);
+        }
+        w.dispatch(task);
+        if constexpr (Level == 2) capture(task, 4);
+    }
+    state.SetLabel(dump_label(Level));
+}
+
+constexpr std::int64_t no_wait_tasks = 20'000;
+
+template <int Level>
+void BM_scheduler_args_dump_no_wait(benchmark::State& state) {
+    // Per task: metadata records (1 or 5) and chunks (one per capture call that copies bytes).
+    const std::vector<std::uint64_t> per_task = Level == 2 ? std::vector<std::uint64_t>{5, 2} : std::vector<std::uint64_t>{1, 1};
+    bench::no_wait_channels<dump_sink<Level>> channels(no_wait_tasks, per_task);
+    dump_task t;
+    dispatch_work w;
+    auto sink = channels.sink();
+    {
+        dump_view<Level> view{&sink};
+        std::uint64_t task = 0;
+        for (auto _ : state) {
+            view.before_dispatch(++task, kernels, t.args);
+            w.dispatch(task);
+            view.after_completion(task, kernels, t.args);
+        }
+    }
+    channels.check(state, sink, per_task);
+    state.SetLabel(dump_label(Level));
+}
+
 BENCHMARK(BM_dump_drain)
     ->ArgsProduct({{64, 1024, 8192}, {1, 2}})
     ->ArgNames({"KiB", "threads"})
@@ -332,6 +396,10 @@ BENCHMARK_TEMPLATE(BM_scheduler_args_dump_typed, 0);
 BENCHMARK_TEMPLATE(BM_scheduler_args_dump_typed, 1);
 BENCHMARK_TEMPLATE(BM_scheduler_args_dump_typed, 2);
 BENCHMARK(BM_scheduler_args_dump_runtime_gated)->Arg(0)->Arg(1)->Arg(2);
+BENCHMARK_TEMPLATE(BM_scheduler_args_dump_floor, 1);
+BENCHMARK_TEMPLATE(BM_scheduler_args_dump_floor, 2);
+BENCHMARK_TEMPLATE(BM_scheduler_args_dump_no_wait, 1)->Iterations(no_wait_tasks);
+BENCHMARK_TEMPLATE(BM_scheduler_args_dump_no_wait, 2)->Iterations(no_wait_tasks);
 
 }  // namespace
 

@@ -18,6 +18,13 @@
 //   BM_orchestrator_scope_stats_plain          the scope's own bookkeeping
 //   BM_orchestrator_scope_stats_typed<false|true>  + scope_begin / scope_end, compiled off / on
 //   BM_orchestrator_scope_stats_runtime_gated/0|1  compiled on, each call behind `if (enabled)`
+//   BM_orchestrator_dep_gen_floor<true>        the floor (bench/floor.hpp): the descriptor plus a
+//       memcpy of what the host cannot derive: a 40-byte task header (id, flags, counts, kernel
+//       ids, block_num), the 3 tensor views (88 B each) and the dependency id: 312 B, no clock
+//   BM_orchestrator_scope_stats_floor<true>    the bookkeeping plus both samples taken and two
+//       80-byte records (site, line, depth, ring, sample) copied out; no clock
+//   BM_orchestrator_<collector>_no_wait<true>  typed<true> on channels that hold the whole
+//       run (bench/no_wait_channels.hpp): the capture's own cost, no waiting for the host
 //
 // The gated twins test `runtime_enabled`, a volatile global set from the
 // benchmark's argument: it is read at every test, as a runtime reads its
@@ -33,9 +40,13 @@
 #include <benchmark/benchmark.h>
 
 #include "checked_run.hpp"
+#include "floor.hpp"
+#include "no_wait_channels.hpp"
 
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -172,6 +183,36 @@ void BM_orchestrator_dep_gen_runtime_gated(benchmark::State& state) {
                   state.range(0) ? dep_gen_records_per_submit * tasks(state) : 0);
 }
 
+// The dep_gen floor: the bytes of the submit the host cannot derive, copied once.
+template <bool On>
+void BM_orchestrator_dep_gen_floor(benchmark::State& state) {
+    static_assert(On);
+    auto arena = std::make_unique<bench::floor_arena>();
+    submit_work w;
+    struct header {
+        std::uint64_t task_id;
+        std::uint32_t flags, tensor_count, dep_count;
+        std::int32_t kernel_ids[3];
+        std::uint32_t block_num, reserved;
+    };
+    static_assert(sizeof(header) == 40);
+    std::uint64_t id = 0;
+    for (auto _ : state) {
+        w.publish(++id);
+        const std::uint64_t deps[1] = {id - 1};
+        std::byte* out = arena->take(sizeof(header) + 3 * sizeof(dfx::tensor_view) + sizeof deps);
+        const header h{id, 0, 3, 1, {-1, 1, -1}, 1, 0};
+        std::memcpy(out, &h, sizeof h);
+        out += sizeof h;
+        for (const dfx::submit_arg& a : w.args) {
+            std::memcpy(out, a.view, sizeof(dfx::tensor_view));
+            out += sizeof(dfx::tensor_view);
+        }
+        std::memcpy(out, deps, sizeof deps);
+        benchmark::ClobberMemory();
+    }
+}
+
 // One scope: begin, the scope's own bookkeeping, end. The sampler is only
 // called when the capture is on (the collector's contract).
 struct scope_work {
@@ -229,16 +270,84 @@ void BM_orchestrator_scope_stats_runtime_gated(benchmark::State& state) {
                   state.range(0) ? scope_stats_records_per_scope * tasks(state) : 0);
 }
 
+// The scope stats floor: both samples taken, two 80-byte records copied out.
+template <bool On>
+void BM_orchestrator_scope_stats_floor(benchmark::State& state) {
+    static_assert(On);
+    auto arena = std::make_unique<bench::floor_arena>();
+    scope_work w;
+    const auto record = [](const dfx::scope_sample& s, dfx::scope_phase phase) {
+        dfx::scope_stats_record r;
+        std::memcpy(r.site, "orchestrator_bench.cpp", sizeof "orchestrator_bench.cpp");
+        r.site_line = 1;
+        r.phase = phase;
+        r.task_start = s.task_window_tail;
+        r.task_end = s.task_window_head;
+        r.heap_start = s.heap_reclaim;
+        r.heap_end = s.heap_alloc;
+        r.dep_pool_start = s.dep_pool_tail;
+        r.dep_pool_end = s.dep_pool_top;
+        r.tensormap_used = s.tensormap_live;
+        return r;
+    };
+    for (auto _ : state) {
+        arena->put(record(w.sample(), dfx::scope_phase::begin));
+        w.body();
+        arena->put(record(w.sample(), dfx::scope_phase::end));
+    }
+}
+
+constexpr std::int64_t no_wait_tasks = 200'000;
+
+template <bool On>
+void BM_orchestrator_dep_gen_no_wait(benchmark::State& state) {
+    using o_type = orchestrator<On, false>;
+    bench::no_wait_channels<typename o_type::sink_type> channels(no_wait_tasks, {dep_gen_records_per_submit});
+    auto sink = channels.sink();
+    {
+        typename o_type::view_type view{&sink};
+        submit_work w;
+        std::uint64_t id = 0;
+        for (auto _ : state) {
+            w.publish(++id);
+            w.capture(view, id);
+        }
+    }
+    channels.check(state, sink, {dep_gen_records_per_submit});
+}
+
+template <bool On>
+void BM_orchestrator_scope_stats_no_wait(benchmark::State& state) {
+    using o_type = orchestrator<false, On>;
+    bench::no_wait_channels<typename o_type::sink_type> channels(no_wait_tasks, {scope_stats_records_per_scope});
+    auto sink = channels.sink();
+    {
+        typename o_type::view_type view{&sink};
+        scope_work w;
+        const auto sample = [&w] { return w.sample(); };
+        for (auto _ : state) {
+            view.scope_begin(sample, "orchestrator_bench.cpp", 1);
+            w.body();
+            view.scope_end(sample);
+        }
+    }
+    channels.check(state, sink, {scope_stats_records_per_scope});
+}
+
 }  // namespace
 
 BENCHMARK(BM_orchestrator_dep_gen_plain);
 BENCHMARK_TEMPLATE(BM_orchestrator_dep_gen_typed, false);
 BENCHMARK_TEMPLATE(BM_orchestrator_dep_gen_typed, true);
 BENCHMARK(BM_orchestrator_dep_gen_runtime_gated)->Arg(0)->Arg(1);
+BENCHMARK_TEMPLATE(BM_orchestrator_dep_gen_floor, true);
+BENCHMARK_TEMPLATE(BM_orchestrator_dep_gen_no_wait, true)->Iterations(no_wait_tasks);
 BENCHMARK(BM_orchestrator_scope_stats_plain);
 BENCHMARK_TEMPLATE(BM_orchestrator_scope_stats_typed, false);
 BENCHMARK_TEMPLATE(BM_orchestrator_scope_stats_typed, true);
 BENCHMARK(BM_orchestrator_scope_stats_runtime_gated)->Arg(0)->Arg(1);
+BENCHMARK_TEMPLATE(BM_orchestrator_scope_stats_floor, true);
+BENCHMARK_TEMPLATE(BM_orchestrator_scope_stats_no_wait, true)->Iterations(no_wait_tasks);
 
 int main(int argc, char** argv) {
     benchmark::Initialize(&argc, argv);

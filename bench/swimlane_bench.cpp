@@ -21,6 +21,13 @@
 //   BM_orchestrator_plain              orchestrator: publish one descriptor per submit
 //   BM_orchestrator_typed<0|3|4>       + the submit phase (level 4; 3 shows it still off)
 //   BM_orchestrator_runtime_gated/0|3|4  the same behind `if (level >= 4)`
+//   BM_<role>_floor<N>                 the floor at level N (bench/floor.hpp): the role's work,
+//                                      the bare tsc reads its stamps take and a memcpy of its
+//                                      record bytes (worker 3 reads + 32 B; scheduler 2 + 24 B,
+//                                      level 3 + 2 reads + 56 B; orchestrator 2 + 32 B)
+//   BM_<role>_no_wait<N>               typed<N> with channels that hold the whole run
+//                                      (bench/no_wait_channels.hpp): the producer never
+//                                      waits for the host, so this is the stamps' own cost
 //
 // The gated twins take the level from state.range(0), kept in a register
 // and tested at each stamp (g++ -O3 keeps the tests in the loop; nothing
@@ -38,11 +45,14 @@
 #include <benchmark/benchmark.h>
 
 #include "checked_run.hpp"
+#include "floor.hpp"
+#include "no_wait_channels.hpp"
 
 #include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "dfx/collect.hpp"
 #include "dfx/output/swimlane_host.hpp"
@@ -177,6 +187,23 @@ void BM_worker_runtime_gated(benchmark::State& state) {
     check_records(state, &f.host, worker_records(level));
 }
 
+// The worker's floor: three clock reads and one 32-byte record copied out.
+template <int Level>
+void BM_worker_floor(benchmark::State& state) {
+    static_assert(Level == 1);
+    auto arena = std::make_unique<bench::floor_arena>();
+    std::uint64_t task = 0;
+    for (auto _ : state) {
+        ++task;
+        const std::uint64_t received = clock_source::now();
+        const std::uint64_t start = clock_source::now();
+        benchmark::DoNotOptimize(kernel(data, task));
+        const std::uint64_t end = clock_source::now();
+        arena->put(dfx::aicore_task_record{start, end, task, static_cast<std::uint32_t>(task),
+                                           static_cast<std::uint32_t>(start - received)});
+    }
+}
+
 void BM_scheduler_plain(benchmark::State& state) {
     std::uint32_t reg[8] = {};
     std::uint64_t task = 0;
@@ -238,6 +265,34 @@ void BM_scheduler_runtime_gated(benchmark::State& state) {
     check_records(state, &f.host, scheduler_records(level));
 }
 
+// The scheduler's floor: level 2 two reads and a 24-byte record; level 3
+// also the phase's two reads and its 56-byte record.
+template <int Level>
+void BM_scheduler_floor(benchmark::State& state) {
+    static_assert(Level == 2 || Level == 3);
+    auto arena = std::make_unique<bench::floor_arena>();
+    std::uint32_t reg[8] = {};
+    std::uint64_t task = 0;
+    for (auto _ : state) {
+        ++task;
+        std::uint64_t phase_start = 0;
+        if constexpr (Level >= 3) phase_start = clock_source::now();
+        const std::uint64_t dispatched = clock_source::now();
+        reg[task & 7] = static_cast<std::uint32_t>(task);
+        benchmark::DoNotOptimize(reg);
+        if constexpr (Level >= 3) {
+            dfx::sched_phase_record p{};
+            p.start = phase_start;
+            p.end = clock_source::now();
+            p.loop_iter = static_cast<std::uint32_t>(task);
+            p.tasks_processed = 1;
+            p.kind = dfx::sched_phase_kind::dispatch;
+            arena->put(p);
+        }
+        arena->put(dfx::aicpu_task_record{dispatched, clock_source::now(), 0, static_cast<std::uint32_t>(task)});
+    }
+}
+
 void BM_orchestrator_plain(benchmark::State& state) {
     std::uint64_t ids[16] = {};
     std::uint64_t task = 0;
@@ -296,23 +351,114 @@ void BM_orchestrator_runtime_gated(benchmark::State& state) {
     check_records(state, &f.host, orchestrator_records(level));
 }
 
+// The orchestrator's floor at level 4: two reads and a 32-byte record.
+template <int Level>
+void BM_orchestrator_floor(benchmark::State& state) {
+    static_assert(Level == 4);
+    auto arena = std::make_unique<bench::floor_arena>();
+    std::uint64_t ids[16] = {};
+    std::uint64_t task = 0;
+    std::uint32_t submit_idx = 0;
+    for (auto _ : state) {
+        ++task;
+        const std::uint64_t start = clock_source::now();
+        ids[task & 15] = task;
+        benchmark::DoNotOptimize(ids);
+        arena->put(dfx::orch_phase_record{start, clock_source::now(), task, submit_idx++, 0});
+    }
+}
+
+// typed<N> without waiting for a host: the same loops on channels that hold
+// the whole run (no_wait_tasks iterations).
+constexpr std::int64_t no_wait_tasks = 1'000'000;
+
+template <int Level>
+void BM_worker_no_wait(benchmark::State& state) {
+    using sink_type = typename fixture<Level>::aicore_sink;
+    bench::no_wait_channels<sink_type> channels(no_wait_tasks, {1});
+    auto sink = channels.sink();
+    {
+        dfx::aicore_view<typename fixture<Level>::set::aicore, clock_source, sink_type> view{&sink};
+        std::uint64_t task = 0;
+        for (auto _ : state) {
+            ++task;
+            view.received(task, static_cast<std::uint32_t>(task));
+            view.started();
+            benchmark::DoNotOptimize(kernel(data, task));
+            view.ended();
+        }
+    }
+    channels.check(state, sink, {1});
+}
+
+template <int Level>
+void BM_scheduler_no_wait(benchmark::State& state) {
+    using sink_type = typename fixture<Level>::scheduler_sink;
+    // One record of each kind per task: aicpu_task_record (level 2), + sched_phase_record (3).
+    const std::vector<std::uint64_t> per_task = Level >= 3 ? std::vector<std::uint64_t>{1, 1} : std::vector<std::uint64_t>{1};
+    bench::no_wait_channels<sink_type> channels(no_wait_tasks, per_task);
+    auto sink = channels.sink();
+    {
+        dfx::scheduler_view<typename fixture<Level>::set::scheduler, clock_source, sink_type> view{&sink};
+        std::uint32_t reg[8] = {};
+        std::uint64_t task = 0;
+        for (auto _ : state) {
+            ++task;
+            auto phase = view.phase(dfx::sched_phase_kind::dispatch, static_cast<std::uint32_t>(task));
+            auto stamp = view.dispatching();
+            reg[task & 7] = static_cast<std::uint32_t>(task);
+            benchmark::DoNotOptimize(reg);
+            phase.processed(1);
+            view.finished(0, static_cast<std::uint32_t>(task), stamp);
+        }
+    }
+    channels.check(state, sink, per_task);
+}
+
+template <int Level>
+void BM_orchestrator_no_wait(benchmark::State& state) {
+    using sink_type = typename fixture<Level>::orchestrator_sink;
+    bench::no_wait_channels<sink_type> channels(no_wait_tasks, {1});
+    auto sink = channels.sink();
+    {
+        dfx::orchestrator_view<typename fixture<Level>::set::orchestrator, clock_source, sink_type> view{&sink};
+        std::uint64_t ids[16] = {};
+        std::uint64_t task = 0;
+        for (auto _ : state) {
+            ++task;
+            auto submit = view.submitting(task);
+            ids[task & 15] = task;
+            benchmark::DoNotOptimize(ids);
+        }
+    }
+    channels.check(state, sink, {1});
+}
+
 }  // namespace
 
 BENCHMARK(BM_worker_plain);
 BENCHMARK_TEMPLATE(BM_worker_typed, 0);
 BENCHMARK_TEMPLATE(BM_worker_typed, 1);
 BENCHMARK(BM_worker_runtime_gated)->Arg(0)->Arg(1);
+BENCHMARK_TEMPLATE(BM_worker_floor, 1);
+BENCHMARK_TEMPLATE(BM_worker_no_wait, 1)->Iterations(no_wait_tasks);
 BENCHMARK(BM_scheduler_plain);
 BENCHMARK_TEMPLATE(BM_scheduler_typed, 0);
 BENCHMARK_TEMPLATE(BM_scheduler_typed, 1);
 BENCHMARK_TEMPLATE(BM_scheduler_typed, 2);
 BENCHMARK_TEMPLATE(BM_scheduler_typed, 3);
 BENCHMARK(BM_scheduler_runtime_gated)->Arg(0)->Arg(1)->Arg(2)->Arg(3);
+BENCHMARK_TEMPLATE(BM_scheduler_floor, 2);
+BENCHMARK_TEMPLATE(BM_scheduler_floor, 3);
+BENCHMARK_TEMPLATE(BM_scheduler_no_wait, 2)->Iterations(no_wait_tasks);
+BENCHMARK_TEMPLATE(BM_scheduler_no_wait, 3)->Iterations(no_wait_tasks);
 BENCHMARK(BM_orchestrator_plain);
 BENCHMARK_TEMPLATE(BM_orchestrator_typed, 0);
 BENCHMARK_TEMPLATE(BM_orchestrator_typed, 3);
 BENCHMARK_TEMPLATE(BM_orchestrator_typed, 4);
 BENCHMARK(BM_orchestrator_runtime_gated)->Arg(0)->Arg(3)->Arg(4);
+BENCHMARK_TEMPLATE(BM_orchestrator_floor, 4);
+BENCHMARK_TEMPLATE(BM_orchestrator_no_wait, 4)->Iterations(no_wait_tasks);
 
 int main(int argc, char** argv) {
     benchmark::Initialize(&argc, argv);

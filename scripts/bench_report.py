@@ -31,7 +31,7 @@ TOOL_TITLE = {
     "deps_text": "dfx deps (text)",
     "scope_stats": "dfx scope-stats (HTML)",
 }
-STAMP = re.compile(r"^BM_(worker|scheduler|orchestrator)(?:_([a-z_]+?))?_(plain|typed|runtime_gated)(?:<([^>]*)>)?(?:/(\d+))?$")
+STAMP = re.compile(r"^BM_(worker|scheduler|orchestrator)(?:_([a-z_]+?))?_(plain|typed|runtime_gated|floor|no_wait)(?:<([^>]*)>)?(?:/(\d+))?(?:/iterations:\d+)?$")
 COLORS = ["#2563eb", "#dc2626", "#059669", "#d97706", "#7c3aed", "#0891b2", "#be185d", "#4b5563"]
 
 
@@ -201,33 +201,54 @@ def stamp_section(runs, out_dir):
             "CPU time of the producing thread per task (median), records going through the real transport "
             "with a live host. `plain` is the uninstrumented loop; `typed<N>` the collector compiled at N "
             "(level, dump level, PMU source, or on/off); `runtime_gated/N` every stamp compiled and each behind "
-            "an `if` on a run-time int set to N, as the reference runtime gates them. `+ns` is over `plain`.\n"]
+            "an `if` on a run-time int set to N, as the reference runtime gates them; `floor<N>` the least a "
+            "collector at N must do (bench/floor.hpp): the plain loop plus the bare clock reads of its stamps and a "
+            "memcpy of the bytes it captures, no transport; `no_wait<N>` is `typed<N>` on channels that hold the whole run "
+            "(bench/no_wait_channels.hpp), so the producer never waits for the host: the stamps' own cost, with the "
+            "host's drain and wake-up latency taken out. `+ns` is over `plain`; `x floor` is a variant's `+ns` "
+            "over the floor's `+ns` at the same N (the goal: at most 1.3x the floor + 5 ns; docs/hot-paths.md has the "
+            "before/after of that work and why a collector is above it).\n"]
     bars = {}
     for key in sorted(groups):
         rows = []
         plain = next((b for v, b in groups[key] if v == "plain"), None)
         base = ns(plain) if plain and not plain.get("error_occurred") else None
+        floors = {}
+        for variant, b in groups[key]:
+            if variant.startswith("floor<") and base is not None and not b.get("error_occurred"):
+                floors[variant[len("floor"):]] = ns(b) - base
         for variant, b in groups[key]:
             if b.get("error_occurred"):
-                rows.append((f"`{variant}`", "not run", "", "", b.get("error_message", "")))
+                rows.append((f"`{variant}`", "not run", "", "", "", "", b.get("error_message", "")))
                 continue
             cpu = ns(b)
-            rows.append((f"`{variant}`", fmt(cpu), fmt(ns(b, "real_time")),
-                         "" if base is None or variant == "plain" else signed(cpu - base), b.get("label", "")))
-            if base is not None and variant != "plain":
-                bars[(key, variant)] = max(0.0, cpu - base)
+            added = None if base is None or variant == "plain" else cpu - base
+            level = variant[variant.index("<"):] if variant.startswith(("typed<", "no_wait<")) else (
+                f"<{variant.split('/')[1]}>" if variant.startswith("runtime_gated/") else None)
+            floor = floors.get(level) if level else None
+            ratio = f"{added / floor:.2f}x" if added is not None and floor and floor > 0 else ""
+            rows.append((f"`{variant}`", fmt(cpu), fmt(ns(b, "real_time")), "" if added is None else signed(added),
+                         "" if floor is None else fmt(floor), ratio, b.get("label", "")))
+            if added is not None:
+                bars[(key, variant)] = max(0.0, added)
         text.append(f"### {key}\n")
-        text.append(table(["variant", "CPU ns/task", "wall ns/task", "+ns over plain", "note"], rows))
+        text.append(table(["variant", "CPU ns/task", "wall ns/task", "+ns over plain", "floor +ns", "x floor", "note"],
+                          rows))
     order = sorted(groups)
     variants = []
     for key in order:
         for v, _ in groups[key]:
             if v != "plain" and v not in variants:
                 variants.append(v)
-    # Compiled choices first, then their runtime-gated twins.
-    variants = [v for v in variants if not v.startswith("runtime_gated")] + [v for v in variants if v.startswith("runtime_gated")]
+    # Floors first, then compiled choices, then their runtime-gated twins.
+    variants = ([v for v in variants if v.startswith("floor")] + [v for v in variants if v.startswith("no_wait")]
+                + [v for v in variants if v.startswith("typed")] + [v for v in variants if v.startswith("runtime_gated")])
 
     def color_of(v):
+        if v.startswith("floor"):
+            return ("floor (clock reads + memcpy)", COLORS[2])
+        if v.startswith("no_wait"):
+            return ("typed, never waiting for the host", COLORS[4])
         return ("compiled choice (typed)", COLORS[0]) if v.startswith("typed") else ("runtime-gated twin", COLORS[3])
 
     svg_bars("Added CPU ns per task over the uninstrumented loop (median)", order, variants, bars, "ns",

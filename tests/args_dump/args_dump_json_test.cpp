@@ -170,6 +170,37 @@ TEST_CASE("args.bin: batches get contiguous ranges in arrival order; a missing c
     CHECK(bytes.substr(150 + 2 * full, 10) == std::string(10, 'c'));
 }
 
+TEST_CASE("args.bin: a buffer of consecutive batches goes out as one run; a batch missing its start breaks it") {
+    const auto dir = dump_test::fresh_prefix("bin_stream_runs");
+    constexpr std::uint32_t full = dfx::args_payload_chunk_bytes;
+    {
+        dfx::args_bin_stream bin(dir / "args.bin", 1);
+        // One collected buffer: batch 0 (one chunk), batch 1 whose first chunk was
+        // dropped (its second arrives), batch 3 (two chunks), batch 5 (one chunk).
+        const std::vector<dfx::args_payload_chunk> buffer = {
+            chunk(0, 30, 0, 30, 'a'), chunk(1, full + 20, full, 20, 'b'), chunk(3, full + 5, 0, full, 'c'),
+            chunk(3, full + 5, full, 5, 'd'), chunk(5, 7, 0, 7, 'e')};
+        bin.consume(0, buffer);
+        CHECK(bin.error().empty());
+        CHECK(bin.bytes_reserved() == 30 + (full + 20) + (full + 5) + 7);
+        CHECK(bin.bytes_written() == 30 + 20 + full + 5 + 7);
+        CHECK(bin.locate(0, 0, 0, 30) == 0);
+        CHECK_FALSE(bin.locate(0, 1, 0, 1).has_value());  // the dropped chunk's range
+        CHECK(bin.locate(0, 1, full, 20) == 30 + full);
+        CHECK(bin.locate(0, 3, 0, full + 5) == 30 + full + 20);
+        CHECK(bin.locate(0, 5, 0, 7) == 30 + full + 20 + full + 5);
+        bin.commit();
+    }
+    const std::string bytes = dump_test::read_file(dir / "args.bin");
+    REQUIRE(bytes.size() == 30 + (full + 20) + (full + 5) + 7);
+    CHECK(bytes.substr(0, 30) == std::string(30, 'a'));
+    CHECK(bytes.substr(30, full) == std::string(full, '\0'));
+    CHECK(bytes.substr(30 + full, 20) == std::string(20, 'b'));
+    CHECK(bytes.substr(50 + full, full) == std::string(full, 'c'));
+    CHECK(bytes.substr(50 + 2 * full, 5) == std::string(5, 'd'));
+    CHECK(bytes.substr(55 + 2 * full, 7) == std::string(7, 'e'));
+}
+
 TEST_CASE("args.bin: an uncommitted file is removed, never left looking complete") {
     const auto dir = dump_test::fresh_prefix("bin_discard");
     {

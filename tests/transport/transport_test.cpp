@@ -290,3 +290,79 @@ TEST_CASE("block: the backstop fires once per stall, drops are counted, and the 
     CHECK(check.in_order);
     CHECK(check.received == r.collected);
 }
+
+TEST_CASE("claim/commit: records written in place, mixed with push, arrive like pushed ones; a dropped claim is counted") {
+    // block: a slow consumer and a one-buffer pool; every claim gets a slot.
+    {
+        dfx::transport_host<> host;
+        stream_check check;
+        auto ref = host.add_channel<seq_record>("claimed", 0, 1, 512, [&](std::span<const seq_record> rs) {
+            spin_for(20us);
+            for (const auto& r : rs) check.take(r, 0);
+        });
+        host.start();
+        std::uint64_t null_claims = 0;
+        {
+            dfx::producer<seq_record, dfx::block<>> out{ref};
+            for (std::uint64_t i = 0; i < 1'000'000; ++i) {
+                if (i % 3 == 0) {
+                    out.push(make(0, i));
+                    continue;
+                }
+                seq_record* r = out.claim();
+                if (!r) {
+                    ++null_claims;
+                    continue;
+                }
+                *r = make(0, i);
+                out.commit();
+            }
+        }
+        host.stop();
+        const auto rep = host.report()[0];
+        CHECK(null_claims == 0);
+        CHECK(check.received == 1'000'000);
+        CHECK(check.contiguous);
+        CHECK(check.intact);
+        CHECK(rep.produced == 1'000'000);
+        CHECK(rep.collected == 1'000'000);
+        CHECK(rep.dropped == 0);
+        CHECK(rep.balanced());
+    }
+    // drop: claims that find no buffer return nullptr, and each is counted.
+    {
+        dfx::transport_host<> host;
+        stream_check check;
+        auto ref = host.add_channel<seq_record>("claimed lossy", 0, 1, 4096, [&](std::span<const seq_record> rs) {
+            spin_for(200us);
+            for (const auto& r : rs) check.take(r, 0);
+        });
+        host.start();
+        std::uint64_t null_claims = 0;
+        std::uint64_t producer_dropped = 0;
+        {
+            dfx::producer<seq_record, dfx::drop> out{ref};
+            for (std::uint64_t i = 0; i < 10'000'000; ++i) {
+                seq_record* r = out.claim();
+                if (!r) {
+                    ++null_claims;
+                    continue;
+                }
+                *r = make(0, i);
+                out.commit();
+            }
+            out.finish();
+            producer_dropped = out.dropped();
+        }
+        host.stop();
+        const auto rep = host.report()[0];
+        CHECK(null_claims > 0);
+        CHECK(producer_dropped == null_claims);
+        CHECK(rep.produced == 10'000'000);
+        CHECK(rep.dropped == null_claims);
+        CHECK(rep.collected == check.received);
+        CHECK(rep.collected + rep.dropped == rep.produced);
+        CHECK(check.in_order);
+        CHECK(check.intact);
+    }
+}

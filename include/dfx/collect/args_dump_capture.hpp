@@ -21,6 +21,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <concepts>
 #include <cstdint>
 #include <cstring>
@@ -31,14 +32,18 @@
 
 namespace dfx {
 
-// A scheduler sink that can carry a dump: both record kinds, plus the chunk
-// channel's push count (numbers the batches) and capacity (the arena).
+// A scheduler sink that can carry a dump: both record kinds, chunks claimed
+// in place (the bytes are gathered straight into the transport's slot, so a
+// 256-byte tensor costs a 256-byte copy, not a 4 KiB chunk copied twice),
+// plus the chunk channel's push count (numbers the batches) and capacity (the arena).
 // dfx::producers provides both (collect/producers.hpp).
 template <class Sink>
 concept args_dump_sink = record_sink<Sink, args_dump_record> && record_sink<Sink, args_payload_chunk> &&
-                         requires(const Sink& sink) {
-                             { sink.template produced<args_payload_chunk>() } noexcept -> std::convertible_to<std::uint64_t>;
-                             { sink.template capacity<args_payload_chunk>() } noexcept -> std::convertible_to<std::uint64_t>;
+                         requires(Sink& sink, const Sink& csink) {
+                             { sink.template claim<args_payload_chunk>() } noexcept -> std::same_as<args_payload_chunk*>;
+                             { sink.template commit<args_payload_chunk>() } noexcept;
+                             { csink.template produced<args_payload_chunk>() } noexcept -> std::convertible_to<std::uint64_t>;
+                             { csink.template capacity<args_payload_chunk>() } noexcept -> std::convertible_to<std::uint64_t>;
                          };
 
 namespace detail {
@@ -81,69 +86,84 @@ private:
                  dump_stage stage) noexcept {
         static_assert(args_dump_sink<Sink>,
                       "dfx::scheduler_view: dumping needs a sink that accepts args_dump_record and "
-                      "args_payload_chunk with noexcept push and reports produced<>() / capacity<>() "
+                      "args_payload_chunk with noexcept push, claims chunks in place (claim<>() / commit<>()) "
+                      "and reports produced<>() / capacity<>() "
                       "(use dfx::scheduler_sink)");
         const std::uint64_t marks = Level == 1 ? args.dump_mask() : ~0ULL;
         if (marks == 0) return;  // level 1: the task marked nothing
         const std::uint64_t ambiguous = Level == 1 ? args.ambiguous_mask() : 0;
         const int tensors = args.tensor_count();
 
-        args_dump_record base;
-        base.task_id = task_id;
-        base.stage = stage;
-        for (std::int32_t id : kernel_ids)
-            if (id >= 0) base.func_ids[base.func_count++] = id;
-
-        // Pass 1: what this call copies, so the batch's size goes with its first chunk.
+        // Pass 1: which tensors this call copies and how many bytes, so the
+        // batch's size goes with its first chunk. A call with nothing to
+        // copy and no scalars (after completion, a task whose marks are all
+        // inputs) stops here, before touching the transport.
         const std::uint64_t arena = sink_->template capacity<args_payload_chunk>() * args_payload_chunk_bytes;
+        std::uint64_t chosen = 0;
         std::uint64_t batch_size = 0;
-        for (int i = 0; i < tensors; ++i)
-            if (selected(marks, i, args.role(i), stage)) batch_size += copy_size(args.tensor(i), arena);
+        for (int i = 0; i < tensors && i < 64; ++i) {
+            if (!selected(marks, i, args.role(i), stage)) continue;
+            chosen |= std::uint64_t{1} << i;
+            batch_size += copy_size(args.tensor(i), arena);
+        }
+        const bool scalars = stage == dump_stage::before_dispatch && tensors < 64 && (marks >> tensors) != 0;
+        if (chosen == 0 && !scalars) return;
 
-        chunk_.batch = sink_->template produced<args_payload_chunk>();
-        chunk_.batch_size = batch_size;
-        chunk_.offset = 0;
-        chunk_.size = 0;
+        // Every record starts as the call's common fields; each is written in
+        // place in the channel's slot (emit_record, collect/sink.hpp).
+        const auto common = [&](args_dump_record& r) {
+            r.task_id = task_id;
+            r.stage = stage;
+            for (std::int32_t id : kernel_ids)
+                if (id >= 0) r.func_ids[r.func_count++] = id;
+        };
+
+        batch_ = sink_->template produced<args_payload_chunk>();
+        batch_size_ = batch_size;
+        chunk_offset_ = 0;
 
         std::uint64_t offset = 0;
-        for (int i = 0; i < tensors; ++i) {
-            if (!selected(marks, i, args.role(i), stage)) continue;
+        for (std::uint64_t left = chosen; left != 0; left &= left - 1) {
+            const int i = std::countr_zero(left);
             const tensor_view& v = args.tensor(i);
-            args_dump_record r = base;
-            r.arg_index = static_cast<std::uint32_t>(i);
-            r.role = args.role(i);
-            r.kind = dump_arg_kind::tensor;
-            r.dtype = v.dtype;
-            r.ndims = static_cast<std::uint8_t>(v.ndims < max_tensor_dims ? v.ndims : max_tensor_dims);
-            for (int d = 0; d < r.ndims; ++d) {
-                r.shape[d] = v.shape[d];
-                r.strides[d] = v.strides[d];
-            }
-            r.start_offset = v.start_offset;
-            r.is_contiguous = view_is_contiguous(v) ? 1 : 0;
-            r.payload_size = copy_size(v, arena);
-            r.truncated = r.payload_size < view_numel(v) * dtype_size(v.dtype) ? 1 : 0;
-            r.payload_batch = chunk_.batch;
-            r.payload_offset = offset;
-            r.flags = (ambiguous >> i) & 1u ? dump_flag_ambiguous : 0;
-            sink_->push(r);
-            gather_view(v, r.payload_size, [this](const std::byte* source, std::uint64_t bytes) { append(source, bytes); });
-            offset += r.payload_size;
+            const std::uint64_t payload = copy_size(v, arena);
+            emit_record<args_dump_record>(*sink_, [&](args_dump_record& r) {
+                common(r);
+                r.arg_index = static_cast<std::uint32_t>(i);
+                r.role = args.role(i);
+                r.kind = dump_arg_kind::tensor;
+                r.dtype = v.dtype;
+                r.ndims = static_cast<std::uint8_t>(v.ndims < max_tensor_dims ? v.ndims : max_tensor_dims);
+                for (int d = 0; d < r.ndims; ++d) {
+                    r.shape[d] = v.shape[d];
+                    r.strides[d] = v.strides[d];
+                }
+                r.start_offset = v.start_offset;
+                r.is_contiguous = view_is_contiguous(v) ? 1 : 0;
+                r.payload_size = payload;
+                r.truncated = payload < view_numel(v) * dtype_size(v.dtype) ? 1 : 0;
+                r.payload_batch = batch_;
+                r.payload_offset = offset;
+                r.flags = (ambiguous >> i) & 1u ? dump_flag_ambiguous : 0;
+            });
+            gather_view(v, payload, [this](const std::byte* source, std::uint64_t bytes) { append(source, bytes); });
+            offset += payload;
         }
-        if (chunk_.size > 0) send_chunk();
+        if (open_) send_chunk();
 
-        if (stage != dump_stage::before_dispatch) return;
+        if (!scalars) return;
         for (int j = 0; j < args.scalar_count(); ++j) {
             const int bit = tensors + j;
             if (bit >= 64 || !((marks >> bit) & 1u)) continue;
-            args_dump_record r = base;
-            r.arg_index = static_cast<std::uint32_t>(bit);
-            r.role = dump_role::input;
-            r.kind = dump_arg_kind::scalar;
-            r.dtype = args.scalar_dtype(j);
-            r.scalar_value = args.scalar_value(j);
-            r.flags = (ambiguous >> bit) & 1u ? dump_flag_ambiguous : 0;
-            sink_->push(r);
+            emit_record<args_dump_record>(*sink_, [&](args_dump_record& r) {
+                common(r);
+                r.arg_index = static_cast<std::uint32_t>(bit);
+                r.role = dump_role::input;
+                r.kind = dump_arg_kind::scalar;
+                r.dtype = args.scalar_dtype(j);
+                r.scalar_value = args.scalar_value(j);
+                r.flags = (ambiguous >> bit) & 1u ? dump_flag_ambiguous : 0;
+            });
         }
     }
 
@@ -159,27 +179,47 @@ private:
         return bytes > arena ? arena / 2 : bytes;
     }
 
+    // Bytes into the open chunk, claimed in the channel when its first byte
+    // comes; a chunk the overflow policy dropped (claim gave nullptr,
+    // counted) still takes its share of the batch, so offsets stay right.
     void append(const std::byte* source, std::uint64_t bytes) noexcept {
         while (bytes > 0) {
-            const std::uint64_t room = args_payload_chunk_bytes - chunk_.size;
+            if (!open_) open_chunk();
+            const std::uint64_t room = args_payload_chunk_bytes - size_;
             const std::uint32_t take = static_cast<std::uint32_t>(bytes < room ? bytes : room);
-            std::memcpy(chunk_.data + chunk_.size, source, take);
-            chunk_.size += take;
+            if (slot_) std::memcpy(slot_->data + size_, source, take);
+            size_ += take;
             source += take;
             bytes -= take;
-            if (chunk_.size == args_payload_chunk_bytes) send_chunk();
+            if (size_ == args_payload_chunk_bytes) send_chunk();
         }
     }
-
-    void send_chunk() noexcept {
-        sink_->push(chunk_);
-        chunk_.offset += chunk_.size;
-        chunk_.size = 0;
+    void open_chunk() noexcept {
+        open_ = true;
+        slot_ = sink_->template claim<args_payload_chunk>();
+        if (!slot_) return;
+        slot_->batch = batch_;
+        slot_->batch_size = batch_size_;
+        slot_->offset = chunk_offset_;
     }
-
+    void send_chunk() noexcept {
+        if (slot_) {
+            slot_->size = size_;
+            sink_->template commit<args_payload_chunk>();
+        }
+        open_ = false;
+        slot_ = nullptr;
+        chunk_offset_ += size_;
+        size_ = 0;
+    }
     Sink* sink_;
-    args_payload_chunk chunk_{};  // the chunk being filled; a member so the hot path never zeroes 4 KiB
+    // The batch being written and the chunk open in it (in the channel's slot).
+    std::uint64_t batch_ = 0;
+    std::uint64_t batch_size_ = 0;
+    std::uint64_t chunk_offset_ = 0;
+    args_payload_chunk* slot_ = nullptr;
+    std::uint32_t size_ = 0;
+    bool open_ = false;
 };
-
 }  // namespace detail
 }  // namespace dfx

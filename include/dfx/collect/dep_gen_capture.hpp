@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <new>
 #include <span>
 
 #include "dfx/collect/sink.hpp"
@@ -55,41 +56,40 @@ class dep_gen_capture<true, Sink> {
 public:
     constexpr explicit dep_gen_capture(Sink* sink) noexcept : sink_(sink) {}
 
+    // Each part is written in place in the channel's slot (emit_record,
+    // collect/sink.hpp): no 128-byte record built on the stack and copied.
     task_token capture_submit(const submit_capture& s) noexcept {
         const std::size_t tensors = s.args.size() < max_task_tensors ? s.args.size() : max_task_tensors;
-        dep_gen_record r;
-        r.task_id = s.task_id;
-        r.part = dep_gen_part::task;
-        r.task.flags = (s.manual_scope ? dep_gen_in_manual_scope : 0u) | (s.early_dispatch ? dep_gen_early_dispatch : 0u);
-        r.task.tensor_count = static_cast<std::uint16_t>(tensors);
-        r.task.dep_count = static_cast<std::uint32_t>(s.explicit_deps.size());
-        for (int k = 0; k < 3; ++k) r.task.kernel_ids[k] = s.kernel_ids[static_cast<std::size_t>(k)];
-        r.task.block_num = s.block_num > 0 ? s.block_num : 1;
-        sink_->push(r);
-
+        emit_record<dep_gen_record>(*sink_, [&](dep_gen_record& r) {
+            r.task_id = s.task_id;
+            r.part = dep_gen_part::task;
+            r.task.flags = (s.manual_scope ? dep_gen_in_manual_scope : 0u) | (s.early_dispatch ? dep_gen_early_dispatch : 0u);
+            r.task.tensor_count = static_cast<std::uint16_t>(tensors);
+            r.task.dep_count = static_cast<std::uint32_t>(s.explicit_deps.size());
+            for (int k = 0; k < 3; ++k) r.task.kernel_ids[k] = s.kernel_ids[static_cast<std::size_t>(k)];
+            r.task.block_num = s.block_num > 0 ? s.block_num : 1;
+        });
         for (std::size_t i = 0; i < tensors; ++i) {
             const submit_arg& arg = s.args[i];
-            dep_gen_record t;
-            t.task_id = s.task_id;
-            t.part = dep_gen_part::tensor;
-            t.tensor = dep_gen_tensor_part{};
-            t.tensor.index = static_cast<std::uint8_t>(i);
-            t.tensor.type = arg.type;
-            t.tensor.has_view = arg.type != arg_type::output && arg.view != nullptr;
-            if (t.tensor.has_view) t.tensor.view = *arg.view;
-            sink_->push(t);
+            emit_record<dep_gen_record>(*sink_, [&](dep_gen_record& t) {
+                t.task_id = s.task_id;
+                t.part = dep_gen_part::tensor;
+                // The part built where it lies (not zeroed, then filled).
+                const bool has_view = arg.type != arg_type::output && arg.view != nullptr;
+                ::new (static_cast<void*>(&t.tensor)) dep_gen_tensor_part{
+                    static_cast<std::uint8_t>(i), arg.type, has_view, {}, has_view ? *arg.view : tensor_view{}};
+            });
         }
-
         for (std::size_t first = 0; first < s.explicit_deps.size(); first += dep_gen_deps_per_part) {
-            dep_gen_record d;
-            d.task_id = s.task_id;
-            d.part = dep_gen_part::deps;
-            d.deps = dep_gen_deps_part{};
-            std::size_t n = s.explicit_deps.size() - first;
-            if (n > dep_gen_deps_per_part) n = dep_gen_deps_per_part;
-            d.count = static_cast<std::uint8_t>(n);
-            for (std::size_t k = 0; k < n; ++k) d.deps.deps[k] = s.explicit_deps[first + k];
-            sink_->push(d);
+            emit_record<dep_gen_record>(*sink_, [&](dep_gen_record& d) {
+                d.task_id = s.task_id;
+                d.part = dep_gen_part::deps;
+                d.deps = dep_gen_deps_part{};
+                std::size_t n = s.explicit_deps.size() - first;
+                if (n > dep_gen_deps_per_part) n = dep_gen_deps_per_part;
+                d.count = static_cast<std::uint8_t>(n);
+                for (std::size_t k = 0; k < n; ++k) d.deps.deps[k] = s.explicit_deps[first + k];
+            });
         }
         return {s.task_id};
     }

@@ -23,6 +23,15 @@ public:
     explicit producers(channel_ref<Records>... refs) noexcept : producer<Records, Overflow>(refs)... {}
 
     using producer<Records, Overflow>::push...;
+    // In place (transport/producer.hpp): claim<R>() -> R* or nullptr (dropped), then commit<R>().
+    template <class Record>
+    [[nodiscard]] Record* claim() noexcept {
+        return static_cast<producer<Record, Overflow>&>(*this).claim();
+    }
+    template <class Record>
+    void commit() noexcept {
+        static_cast<producer<Record, Overflow>&>(*this).commit();
+    }
 
     // Publishes every partial buffer; the destructor does it too.
     void finish() noexcept { (producer<Records, Overflow>::finish(), ...); }

@@ -9,10 +9,13 @@
 //   view.fatal();                                     latch: no more records, flush what is buffered
 //
 // The sampler is only called when scope stats is on, so a runtime pays nothing
-// to compute a sample otherwise.
+// to compute a sample otherwise. A site's file is a string that stays as it is
+// for the whole run (__builtin_FILE's literal, the default): its basename is
+// taken once per distinct pointer, not per record.
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #include "dfx/collect/sink.hpp"
 #include "dfx/record/scope_stats_records.hpp"
@@ -96,9 +99,19 @@ private:
     int ring() const noexcept { return depth_ < scope_ring_count - 1 ? depth_ : scope_ring_count - 1; }
 
     void emit(scope_phase phase, const scope_sample& s) noexcept {
-        scope_stats_record r;
-        copy_basename(file_[depth_], r.site);
-        r.site_line = file_[depth_] ? line_[depth_] : 0;
+        emit_record<scope_stats_record>(*sink_, [&](scope_stats_record& r) { fill(r, phase, s); });
+    }
+    void fill(scope_stats_record& r, scope_phase phase, const scope_sample& s) noexcept {
+        const char* file = file_[depth_];
+        // The site's basename is found once per distinct file, not per record:
+        // a scope's begin and end, and every scope of a loop, share it.
+        if (file != site_file_ || !site_cached_) {
+            copy_basename(file, site_);
+            site_file_ = file;
+            site_cached_ = true;
+        }
+        std::memcpy(r.site, site_, sizeof site_);
+        r.site_line = file ? line_[depth_] : 0;
         r.depth = static_cast<std::int16_t>(depth_);
         const int ring_id = ring();
         r.ring = static_cast<std::int16_t>(ring_id);
@@ -111,17 +124,17 @@ private:
         r.dep_pool_end = s.dep_pool_top;
         r.dep_pool_start = s.dep_pool_tail > s.dep_pool_top ? s.dep_pool_top : s.dep_pool_tail;
         r.tensormap_used = s.tensormap_live;
-        sink_->push(r);
+        r.reserved = 0;
     }
 
-    // The text after the last '/' or '\', 31 characters at most.
+    // The text after the last '/' or '\', 31 characters at most, NUL-padded.
     static void copy_basename(const char* file, char (&out)[scope_site_chars]) noexcept {
         const char* name = file ? file : "(unknown)";
         for (const char* p = name; *p; ++p)
             if (*p == '/' || *p == '\\') name = p + 1;
         int i = 0;
         for (; i < scope_site_chars - 1 && name[i]; ++i) out[i] = name[i];
-        out[i] = '\0';
+        for (; i < scope_site_chars; ++i) out[i] = '\0';
     }
 
     Sink* sink_;
@@ -132,6 +145,10 @@ private:
     int line_[max_scope_depth] = {};
     std::uint64_t wraps_[scope_ring_count][2] = {};
     std::uint64_t heap_capacity_[scope_ring_count] = {};
+    // The last site's basename, for the file it came from.
+    const char* site_file_ = nullptr;
+    bool site_cached_ = false;
+    char site_[scope_site_chars] = {};
 };
 
 }  // namespace detail

@@ -1,6 +1,12 @@
 // Where a role view sends finished records. The transport's producer is the
 // real sink; tests use simple ones. A sink never throws and never allocates
 // on push: the hot path cannot fail.
+//
+//   dfx::emit_record<R>(sink, [&](R& r) { r.field = ...; });
+// writes one record in place, in the transport's slot, when the sink can
+// claim one (dfx::producers, transport/producer.hpp), so a large record is
+// not built on the stack and copied; with a push-only sink it builds the
+// record and pushes it. A record the overflow policy drops is not filled.
 #pragma once
 
 #include <concepts>
@@ -11,5 +17,19 @@ template <class Sink, class Record>
 concept record_sink = requires(Sink& sink, const Record& record) {
     { sink.push(record) } noexcept;
 };
+
+template <class Record, class Sink, class Fill>
+void emit_record(Sink& sink, Fill&& fill) noexcept {
+    if constexpr (requires { { sink.template claim<Record>() } -> std::same_as<Record*>; }) {
+        if (Record* r = sink.template claim<Record>()) {
+            fill(*r);
+            sink.template commit<Record>();
+        }
+    } else {
+        Record r;
+        fill(r);
+        sink.push(r);
+    }
+}
 
 }  // namespace dfx

@@ -1,6 +1,7 @@
 // args.bin, written while the run goes: the host drain hands over each
 // collected buffer of payload chunks and their bytes go straight from the
-// transport buffer into the file (one pwritev per run of chunks, no copy in
+// transport buffer into the file (one pwritev per run of chunks, across the
+// batches of one buffer when their ranges follow each other; no copy in
 // between), so the dump drains at page-cache speed rather than being held
 // in memory.
 //
@@ -83,24 +84,48 @@ public:
                     ++i;
                     continue;
                 }
-                // A run: consecutive chunks of one batch, each continuing the last,
-                // land contiguously in the file: one pwritev.
+                // A run: consecutive chunks, each continuing the last in the
+                // file, go out in one pwritev. Within a batch that is each
+                // chunk continuing the last; a run goes on into the next batch
+                // when that batch's range was reserved right after (one batch
+                // per small capture: without this, one syscall per task).
                 iovec iov[max_iov];
+                run_piece pieces[max_iov];
                 int n = 0;
-                const std::uint64_t run_start = chunks[i].offset;
-                std::uint64_t run_end = run_start;
-                while (i < chunks.size() && n < max_iov && chunks[i].batch == b->batch && chunks[i].offset == run_end &&
-                       valid(chunks[i], *b)) {
-                    iov[n].iov_base = const_cast<std::byte*>(chunks[i].data);
-                    iov[n].iov_len = chunks[i].size;
-                    run_end += chunks[i].size;
+                int np = 0;
+                auto bi = static_cast<std::size_t>(b - p.batches.data());
+                std::uint64_t run_end = chunks[i].offset;
+                std::uint64_t file_end = b->file_offset + run_end;
+                pieces[np++] = {bi, run_end, run_end};
+                while (i < chunks.size() && n < max_iov) {
+                    const args_payload_chunk& c = chunks[i];
+                    if (c.batch != p.batches[bi].batch) {
+                        // Only a batch not seen yet (batch_for reports one out of order) that
+                        // starts here, at its own beginning.
+                        if (c.batch < p.batches.back().batch || c.offset != 0 || !self_consistent(c)) break;
+                        batch_state* next = batch_for(p, c);
+                        if (!next || !valid(c, *next) || next->file_offset != file_end) break;
+                        bi = static_cast<std::size_t>(next - p.batches.data());
+                        run_end = 0;
+                        pieces[np++] = {bi, 0, 0};
+                    } else if (c.offset != run_end || !valid(c, p.batches[bi])) {
+                        break;
+                    }
+                    iov[n].iov_base = const_cast<std::byte*>(c.data);
+                    iov[n].iov_len = c.size;
+                    run_end += c.size;
+                    file_end += c.size;
+                    pieces[np - 1].end = run_end;
                     ++n;
                     ++i;
                 }
-                if (write_all(iov, n, b->file_offset + run_start))
-                    mark_written(p, *b, run_start, run_end);
-                else
-                    failed_bytes_.fetch_add(run_end - run_start, std::memory_order_relaxed);
+                const std::uint64_t file_start = p.batches[pieces[0].batch_index].file_offset + pieces[0].begin;
+                if (write_all(iov, n, file_start)) {
+                    for (int k = 0; k < np; ++k)
+                        mark_written(p, p.batches[pieces[k].batch_index], pieces[k].begin, pieces[k].end);
+                } else {
+                    failed_bytes_.fetch_add(file_end - file_start, std::memory_order_relaxed);
+                }
             }
         } catch (const std::exception& e) {
             note_error(std::string("args.bin: ") + e.what());
@@ -156,6 +181,13 @@ public:
 
 private:
     static constexpr int max_iov = 1024;  // IOV_MAX on Linux
+
+    // The part of one batch a run writes: [begin, end) of the batch.
+    struct run_piece {
+        std::size_t batch_index;
+        std::uint64_t begin;
+        std::uint64_t end;
+    };
 
     struct batch_state {
         std::uint64_t batch = 0;

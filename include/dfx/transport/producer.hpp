@@ -3,6 +3,10 @@
 //
 //   dfx::producer<dfx::aicore_task_record> out{channel};   // channel from the host
 //   out.push(record);      // hot path: a copy, a compare and a plain store of the count; no fences
+//   if (Record* r = out.claim()) { ...fill *r in place...; out.commit(); }
+//                          // the same, written straight into the buffer's slot: for a large
+//                          // record filled piecewise (an args dump chunk), only the bytes
+//                          // written are touched; nullptr = dropped (counted), no commit
 //   out.finish();          // or the destructor: publish the partial buffer, say "exited"
 //
 // When a buffer fills it is published to the host (one release store) and a
@@ -17,6 +21,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <new>
 #include <type_traits>
 
 #include "dfx/policy/overflow.hpp"
@@ -60,6 +65,25 @@ public:
         std::memcpy(records_ + std::size_t{count_} * sizeof(Record), &record, sizeof(Record));
         ++count_;
     }
+
+    // The slot the next record goes to, default-initialised in place (its
+    // default member initialisers run; an array member without one, like a
+    // chunk's payload, is left as it is), or nullptr when the overflow policy
+    // dropped it (counted, exactly as push would). A non-null claim must be
+    // committed before the next claim, push or finish.
+    [[nodiscard]] Record* claim() noexcept {
+        ++produced_;
+        channel_.counters().produced.store(produced_, std::memory_order_relaxed);
+        if (count_ == limit_) [[unlikely]] {
+            if (!next_buffer()) {
+                ++dropped_;
+                return nullptr;
+            }
+        }
+        return ::new (static_cast<void*>(records_ + std::size_t{count_} * sizeof(Record))) Record;
+    }
+    // The claimed record is complete: it goes with the buffer.
+    void commit() noexcept { ++count_; }
 
     // Publishes what is buffered and marks the producer exited. Idempotent;
     // no push may follow.
