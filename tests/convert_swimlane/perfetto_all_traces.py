@@ -11,10 +11,11 @@
                  its JSON trace's events, event for event (perfetto_trace.py: names,
                  slices with their args, counters, flows; protoc cross-checks when
                  installed), with bars off the path renamed and bars on it not.
-  all            `dfx all --format perfetto` on a copy of a conformance case: every
-                 trace it writes is a .pftrace that decodes, no .json trace is
-                 written, and the summary names each trace; `dfx all` without the
-                 flag still writes the JSON traces and its summary names none.
+  all            `dfx all --format perfetto` on a copy of a conformance case and on
+                 an L3 tree of two dispatches: every trace it writes is a .pftrace
+                 that decodes, no .json trace is written, and the summary names
+                 each trace; `dfx all` without the flag still writes the JSON
+                 traces and its summary names none.
   bad_flags      --format foo on critical-path and all: exit 2, one error naming
                  --format, nothing written.
 
@@ -139,6 +140,26 @@ def test_all(dfx, conformance, generator, tmp, failures):
             failures.append(f"{t}: {decoded.problems[:3]}")
         else:
             print(f"{os.path.basename(t)}: {len(decoded.slices)} slices, {decoded.packets} packets")
+    # An L3 tree: every dispatch's traces, all named.
+    root = os.path.join(tmp, "l3_tree")
+    for k, case in enumerate(("l3_deps", "l1_small")):
+        unit = os.path.join(root, "rank0", f"d{k}")
+        shutil.copytree(os.path.join(conformance, case), unit, ignore=shutil.ignore_patterns("expected", "name_map_*"))
+        shutil.copy(os.path.join(conformance, case, f"name_map_{case}.json"), os.path.join(unit, "name_map.json"))
+        with open(os.path.join(unit, "dispatch_program.json"), "w") as f:
+            json.dump({"program": case}, f)
+    r = run([dfx, "all", root, "--format", "perfetto", "-j", "2"], root)
+    want = sorted(os.path.join(root, "rank0", f"d{k}", f) for k in (0, 1)
+                  for f in ("merged_swimlane.pftrace", "CPM_static.pftrace", "CPM_observed.pftrace"))
+    named = sorted(line.split("trace: ", 1)[1] for line in r.stdout.splitlines() if line.strip().startswith("trace: "))
+    if trace_files(root) != want or named != want:
+        failures.append(f"dfx all --format perfetto on an L3 tree wrote {trace_files(root)} and named {named}, "
+                        f"want {want}:\n{r.stdout}")
+    print(f"L3 tree: {len(named)} traces named in the summary")
+    for t in trace_files(root):
+        decoded = perfetto_trace.decode(t)
+        if not decoded.slices or decoded.problems:
+            failures.append(f"{t}: {len(decoded.slices)} slices, problems {decoded.problems[:3]}")
     # The default: JSON traces, and a summary that names none.
     d2 = copy_case(conformance, "l4_deps", os.path.join(tmp, "default"))
     r = run([dfx, "all", d2, "-j", "2"], d2)
