@@ -68,6 +68,12 @@ def worker_names(path):
     return [e.get("name", "") for e in events if e.get("ph") == "X" and e.get("pid") == 4]
 
 
+def worker_labels(pftrace):
+    """The Worker View (pid 4) slice names of a protobuf trace; None for a bar off the path."""
+    return {None if s["name"].startswith(ANONYMOUS) else s["name"]
+            for s in perfetto_trace.decode(pftrace).slices if s["pid"] == 4}
+
+
 def test_critical_path(dfx, conformance, generator, tmp, failures):
     dirs = [copy_case(conformance, c, tmp) for c in CASES] + [generated_case(generator, tmp)]
     for d in dirs:
@@ -146,8 +152,9 @@ def test_all(dfx, conformance, generator, tmp, failures):
         unit = os.path.join(root, "rank0", f"d{k}")
         shutil.copytree(os.path.join(conformance, case), unit, ignore=shutil.ignore_patterns("expected", "name_map_*"))
         shutil.copy(os.path.join(conformance, case, f"name_map_{case}.json"), os.path.join(unit, "name_map.json"))
-        with open(os.path.join(unit, "dispatch_program.json"), "w") as f:
-            json.dump({"program": case}, f)
+        if k == 0:  # d1's program is unresolved: anonymous labels, though a name map is there
+            with open(os.path.join(unit, "dispatch_program.json"), "w") as f:
+                json.dump({"program": case}, f)
     r = run([dfx, "all", root, "--format", "perfetto", "-j", "2"], root)
     want = sorted(os.path.join(root, "rank0", f"d{k}", f) for k in (0, 1)
                   for f in ("merged_swimlane.pftrace", "CPM_static.pftrace", "CPM_observed.pftrace"))
@@ -160,6 +167,22 @@ def test_all(dfx, conformance, generator, tmp, failures):
         decoded = perfetto_trace.decode(t)
         if not decoded.slices or decoded.problems:
             failures.append(f"{t}: {len(decoded.slices)} slices, problems {decoded.problems[:3]}")
+    # The CPM traces label the bars on the path as the dispatch's merged trace does
+    # (its own program's names in d0, anonymous func_<n>_<letters> labels in d1).
+    for k in (0, 1):
+        unit = os.path.join(root, "rank0", f"d{k}")
+        try:
+            merged = worker_labels(os.path.join(unit, "merged_swimlane.pftrace"))
+            for model in ("CPM_static", "CPM_observed"):
+                on_path = worker_labels(os.path.join(unit, model + ".pftrace")) - {None}
+                if not on_path or not on_path <= merged:
+                    failures.append(f"d{k} {model}: labels {sorted(on_path)[:3]} not the merged trace's "
+                                    f"{sorted(merged)[:3]}")
+                else:
+                    print(f"d{k} {model}: {len(on_path)} labels on the path, all the merged trace's "
+                          f"(e.g. {sorted(on_path)[0]})")
+        except (OSError, ValueError) as e:
+            failures.append(f"d{k}: {e}")
     # The default: JSON traces, and a summary that names none.
     d2 = copy_case(conformance, "l4_deps", os.path.join(tmp, "default"))
     r = run([dfx, "all", d2, "-j", "2"], d2)

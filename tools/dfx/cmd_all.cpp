@@ -19,7 +19,9 @@
 // dispatch's dispatch_program.json names it, and that dispatch's name map
 // (written for that program) gives the names. A dispatch whose program
 // cannot be resolved is converted with anonymous labels, never with a map
-// that might belong to another program (func ids restart in every program).
+// that might belong to another program (func ids restart in every program;
+// convert/common/dispatch_name_map.hpp, which critical-path's protobuf
+// traces follow too).
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -42,9 +44,9 @@
 #include <utility>
 #include <vector>
 
-#include <simdjson.h>
 
 #include "commands.hpp"
+#include "dfx/convert/common/dispatch_name_map.hpp"
 #include "dfx/convert/common/input_error.hpp"
 #include "dfx/schema/artefact_names.hpp"
 #include "dfx/schema/converter_outputs.hpp"
@@ -71,16 +73,6 @@ struct job {
     std::string errors;             // its stderr
     std::vector<std::string> traces;  // the traces it wrote (named in the summary with --format perfetto)
 };
-
-// A dispatch's program, from dispatch_program.json ({"program": "<name>"}).
-std::optional<std::string> dispatch_program(const fs::path& dir) {
-    simdjson::dom::parser parser;
-    simdjson::dom::element doc;
-    if (parser.load((dir / dfx::schema::dispatch_program_file).string()).get(doc)) return std::nullopt;
-    std::string_view program;
-    if (doc[dfx::schema::dispatch_program_key].get(program) || program.empty()) return std::nullopt;
-    return std::string(program);
-}
 
 // chip_swimlane_level of a records file, when its first 64 KiB say it (the
 // writers put it first). Unknown: let the converter itself judge the file.
@@ -140,9 +132,8 @@ std::vector<job> jobs_for(const fs::path& unit, bool l3_dispatch, const fs::path
         if (perfetto) j.args.insert(j.args.end(), {"--format", "perfetto"});
         j.traces.push_back(fs::absolute(trace).lexically_normal().string());  // as critical-path names its own
         if (l3_dispatch) {
-            const auto program = dispatch_program(unit);
-            if (program && fs::exists(unit / dfx::schema::name_map_file))
-                j.args.insert(j.args.end(), {"--func-names", (unit / dfx::schema::name_map_file).string()});
+            if (const auto map = dfx::convert::dispatch_name_map(unit))
+                j.args.insert(j.args.end(), {"--func-names", map->string()});
             else  // unresolved program: anonymous labels, never a guess
                 j.args.insert(j.args.end(), {"--func-names", anonymous_name_map(scratch).string()});
         }

@@ -10,6 +10,9 @@
 // JSON copies rename the same bars of that trace. The protobuf traces are
 // drawn from the capture, not from a merged trace, so a run converted with
 // --format perfetto needs no JSON trace at all (dfx all --format perfetto).
+// The labels come from the name map critical-path uses, except in an L3
+// dispatch directory, which is labelled as dfx all labels its merged trace
+// (common/dispatch_name_map.hpp: its own program's map, or anonymously).
 //
 //   const cp_result r = analyze_critical_path(dir, records, names, label, tol);
 //   for (const std::string& p : write_cpm_perfetto_traces(dir, records, names, r)) ...
@@ -19,6 +22,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -27,6 +31,7 @@
 
 #include <fmt/format.h>
 
+#include "dfx/convert/common/dispatch_name_map.hpp"
 #include "dfx/convert/common/input_error.hpp"
 #include "dfx/convert/common/json_writer.hpp"
 #include "dfx/convert/deps/critical_path.hpp"
@@ -41,7 +46,8 @@
 namespace dfx::convert::deps {
 
 // Writes <dir>/CPM_static.pftrace and <dir>/CPM_observed.pftrace from the
-// capture (records, dir/deps.json, the name map critical-path used); returns
+// capture (records, dir/deps.json, the name map critical-path used, or in
+// an L3 dispatch directory the one dispatch_name_map() gives); returns
 // their paths. Throws input_error on bad input or when a task of a path has
 // no Worker View bar (then neither file is written). `lenient`: read as
 // `dfx swimlane --lenient` does. Reader warnings go to `warnings`.
@@ -54,8 +60,10 @@ inline std::vector<std::string> write_cpm_perfetto_traces(const std::filesystem:
     const sw::deps_graph deps =
         sw::load_deps_graph((dir / schema::deps_file).string(), warnings, sw::deps_policy::optional, lenient);
     sw::name_map names;
+    const std::optional<std::filesystem::path> map =
+        is_l3_dispatch_dir(dir) ? dispatch_name_map(dir) : std::optional<std::filesystem::path>(name_map_path);
     try {
-        names = sw::load_name_map(name_map_path.string());
+        if (map) names = sw::load_name_map(map->string());
     } catch (const input_error& e) {
         if (!lenient) throw;  // leniently, as dfx swimlane: no names
         if (warnings) fmt::print(warnings, "Warning: ignoring the name map: {}\n", e.what());
