@@ -221,6 +221,8 @@ const svg = el('svg');
 svg.removeAttribute = () => {};
 svg.getBoundingClientRect = () => ({ left: 0, top: 0, width: 4000 * scaleNow(), height: 1000 * scaleNow() });
 svg.contains = () => true;
+// 950 points wide, drawn 4000 px wide at scale 1: a fit (0.2375) shows labels at 1 px per point, readable.
+svg.viewBox = { baseVal: { width: 950 } };
 function scaleNow() { const m = /scale\(([^)]+)\)/.exec(svg.style.transform || ''); return m ? Number(m[1]) : 1; }
 const stage = el('stage');
 stage.querySelector = (q) => (q === 'svg' ? svg : null);

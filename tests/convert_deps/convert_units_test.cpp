@@ -30,6 +30,7 @@
 #include "dfx/convert/deps/deps_reader.hpp"
 #include "dfx/convert/deps/deps_text.hpp"
 #include "dfx/convert/deps/edge_modes.hpp"
+#include "dfx/convert/deps/graph_focus.hpp"
 #include "dfx/convert/deps/perf_sidecar.hpp"
 #include "dfx/convert/swimlane/deps_graph.hpp"
 #include "dfx/convert/deps/task_id.hpp"
@@ -686,6 +687,123 @@ TEST_CASE("page helpers") {
     CHECK(visible < e2);
     CHECK(e2 < node);
     CHECK(layered.find("</svg>") != std::string::npos);
+}
+
+namespace {
+
+// Tasks 0..6 (kernels), edges 0->1->2->3, 0->4->3; 5 and 6 stand alone;
+// task 9 is only named by an edge (9->5): an alloc.
+deps::deps_graph focus_graph(const deps::sidecar_tasks* sidecar = nullptr) {
+    std::string text = R"({"tasks": [)";
+    for (int i = 0; i < 7; ++i) text += (i ? ", " : "") + fmt::format(R"({{"task_id": "{}", "kernel_ids": [1, -1, -1]}})", i);
+    text += R"(], "edges": [{"pred": 0, "succ": 1}, {"pred": 1, "succ": 2}, {"pred": 2, "succ": 3},
+                            {"pred": 0, "succ": 4}, {"pred": 4, "succ": 3}, {"pred": 9, "succ": 5}]})";
+    return deps::build_graph(deps::read_deps(write_temp(text)), {}, sidecar);
+}
+
+std::vector<std::uint64_t> kept_ids(const deps::deps_graph& g, const deps::graph_focus& f) {
+    std::vector<std::uint64_t> out;
+    for (std::size_t n = 0; n < g.nodes.size(); ++n)
+        if (f.keep[n]) out.push_back(g.nodes[n]);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("a graph too big to draw: the critical path, then its neighbours, at most max_nodes") {
+    const deps::deps_graph g = focus_graph();
+    const deps::fan_lists fan(g, std::vector<bool>(g.edges.size(), true));
+    REQUIRE(g.nodes.size() == 8);
+    CHECK_FALSE(deps::focus_on_critical_path(g, fan, 0).applied);  // 0: every task
+    CHECK_FALSE(deps::focus_on_critical_path(g, fan, 8).applied);  // small enough
+    const deps::graph_focus f = deps::focus_on_critical_path(g, fan, 7);
+    REQUIRE(f.applied);
+    CHECK_FALSE(f.cycle);
+    CHECK_FALSE(f.weighted);
+    CHECK(f.path_nodes == 4);  // 0 1 2 3 by count, not 0 4 3
+    CHECK(f.path_drawn == 4);
+    CHECK(f.path_weight == 4.0);
+    CHECK(g.nodes[f.path_start] == 0);
+    CHECK(kept_ids(g, f) == std::vector<std::uint64_t>{0, 1, 2, 3, 4});  // + 4, the path's neighbour
+    CHECK(f.kept == 5);
+    CHECK(deps::focus_summary(f, "us") == "5 tasks: the critical path (4 tasks, longest by task count) and its neighbours");
+    const deps::graph_focus cut = deps::focus_on_critical_path(g, fan, 2);  // the path itself is longer
+    CHECK(kept_ids(g, cut) == std::vector<std::uint64_t>{0, 1});
+    CHECK(deps::focus_summary(cut, "us") == "2 tasks: the first 2 of the critical path's 4 (longest by task count)");
+}
+
+TEST_CASE("with run times from the records the critical path is the longest in time") {
+    deps::sidecar_tasks ran;
+    for (std::uint64_t id = 0; id < 7; ++id) ran.emplace_back(id, deps::sidecar_task{"aic", false, 0.0, id == 4 ? 100.0 : 1.0});
+    const deps::deps_graph g = focus_graph(&ran);
+    REQUIRE(g.meta[4].ran);
+    CHECK(g.meta[4].ran->duration_us == 100.0);
+    CHECK_FALSE(g.meta[7].ran);  // the alloc: no kernel ran
+    const deps::fan_lists fan(g, std::vector<bool>(g.edges.size(), true));
+    const deps::graph_focus f = deps::focus_on_critical_path(g, fan, 4);
+    REQUIRE(f.weighted);
+    CHECK(f.path_nodes == 3);  // 0 4 3: 102 us against 0 1 2 3: 4 us
+    CHECK(f.path_weight == 102.0);
+    CHECK(kept_ids(g, f) == std::vector<std::uint64_t>{0, 1, 3, 4});  // then 0's successor 1 fills the last place
+    CHECK(deps::focus_summary(f, "us") == "4 tasks: the critical path (3 tasks, 102.0 us) and its neighbours");
+}
+
+TEST_CASE("a graph with a cycle is cut to its first tasks by id") {
+    const std::string path = write_temp(R"({"tasks": [], "edges": [{"pred": 0, "succ": 1}, {"pred": 1, "succ": 0}, {"pred": 1, "succ": 2}]})");
+    const deps::deps_graph g = deps::build_graph(deps::read_deps(path), {}, nullptr);
+    const deps::fan_lists fan(g, std::vector<bool>(g.edges.size(), true));
+    const deps::graph_focus f = deps::focus_on_critical_path(g, fan, 2);
+    REQUIRE(f.applied);
+    CHECK(f.cycle);
+    CHECK(kept_ids(g, f) == std::vector<std::uint64_t>{0, 1});
+}
+
+TEST_CASE("the DOT of a focused graph: only drawn tasks, edges between them; markers and overlap removal") {
+    const deps::deps_graph g = focus_graph();
+    const std::vector<bool> all(g.edges.size(), true);
+    const deps::fan_lists fan(g, all);
+    const deps::edge_selection sel = deps::select_edges(g, deps::edge_mode::full);
+    const deps::graph_focus f = deps::focus_on_critical_path(g, fan, 7);
+    deps::dot_options opt;
+    const std::string whole = deps::emit_dot(g, sel, fan, opt);
+    opt.nodes = &f.keep;
+    const std::string part = deps::emit_dot(g, sel, fan, opt);
+    auto count = [](const std::string& s, std::string_view what) {
+        std::size_t n = 0;
+        for (std::size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+        return n;
+    };
+    CHECK(count(whole, " -> ") == 6);
+    CHECK(count(part, " -> ") == 5);  // not 9 -> 5
+    CHECK(part.find("T0_5 ") == std::string::npos);
+    CHECK(whole.find("T0_5 ") != std::string::npos);
+    // The alloc (9) is marked; its successor 5 is not starred: its only
+    // predecessor is an alloc (a star needs one that is not).
+    CHECK(whole.find("\u26A1 9") != std::string::npos);
+    CHECK(whole.find("\u2605") == std::string::npos);
+    CHECK(whole.find("\U0001F525") == std::string::npos);
+    CHECK(whole.find("overlap=prism") == std::string::npos);  // dot does not overlap nodes
+    opt.engine = "sfdp";
+    CHECK(deps::emit_dot(g, sel, fan, opt).find("overlap=prism") != std::string::npos);
+}
+
+TEST_CASE("the records beside deps.json give each task when it ran") {
+    // 50 MHz: 0.02 us a cycle. Task 10 on core 0, cycles 100..600; task 11
+    // (two blocks) on cores 0 and 1, 650..1000 overall; the AICPU rows join
+    // (core, reg) to them.
+    const std::string path = write_temp(R"({"chip_swimlane_level": 2,
+        "metadata": {"clock_freq_hz": 50000000, "core_types": ["aic", "aiv"]},
+        "aicore_tasks": [[0, 10, 1, 100, 600, 0], [0, 11, 3, 700, 900, 0], [1, 11, 4, 650, 1000, 0]],
+        "aicpu_tasks": [[0, 1, 0, 0], [0, 3, 0, 0], [1, 4, 0, 0]]})");
+    const deps::sidecar_tasks tasks = deps::read_perf_sidecar(path);
+    REQUIRE(tasks.size() == 2);
+    CHECK(tasks[0].first == 10);
+    CHECK(tasks[0].second.start_us == doctest::Approx(0.0));
+    CHECK(tasks[0].second.duration_us == doctest::Approx(10.0));
+    CHECK(tasks[1].first == 11);
+    CHECK(tasks[1].second.mixed);
+    CHECK(tasks[1].second.start_us == doctest::Approx(11.0));
+    CHECK(tasks[1].second.duration_us == doctest::Approx(7.0));
 }
 
 TEST_CASE("kernel families drop a block index and an aic/aiv suffix") {

@@ -1,6 +1,8 @@
 // The deps page in a real browser (run by browser_test.py through
 // tests/browser/chromium_page.py). Expectations in window.dfxExpect:
-// { nodes, edges, badges, title }.
+// { nodes, edges (null: not checked), badges, title, first_view ('fit', or
+// 'readable' for a graph a fit would shrink below readable labels), ran (the
+// clicked task's panel tells when it ran) }.
 dfxProbe.run(async (p, expect) => {
   const near = (a, b, eps) => Math.abs(a - b) <= eps;
   const same = (s, t) => s && t && near(s.scale, t.scale, 1e-4 * Math.max(1, t.scale)) && near(s.tx, t.tx, 0.5) && near(s.ty, t.ty, 0.5);
@@ -18,7 +20,10 @@ dfxProbe.run(async (p, expect) => {
   p.fact('nodes', nodes.length);
   p.fact('edges', edges.length);
   p.check(nodes.length === expect.nodes, `${nodes.length} g.node, expected ${expect.nodes}`);
-  p.check(edges.length === expect.edges, `${edges.length} g.edge, expected ${expect.edges}`);
+  if (expect.edges !== null) p.check(edges.length === expect.edges, `${edges.length} g.edge, expected ${expect.edges}`);
+  // Markers in glyphs the page's fonts have, not the reference's emoji.
+  const emoji = [...svg.querySelectorAll('text')].filter((t) => /[\u{1F525}\u{2B50}]/u.test(t.textContent));
+  p.check(emoji.length === 0, `${emoji.length} labels with an emoji marker, e.g. ${JSON.stringify(emoji[0]?.textContent)}`);
   // Drawn, not just present: every node has a box, every edge a path with length.
   const flat = nodes.filter((g) => { const b = g.getBBox(); return !(b.width > 0 && b.height > 0); });
   p.check(flat.length === 0, `${flat.length} nodes with an empty box, e.g. ${flat[0]?.querySelector('title')?.textContent}`);
@@ -46,11 +51,30 @@ dfxProbe.run(async (p, expect) => {
       return `graph at (${b.left.toFixed(1)}, ${b.top.toFixed(1)}), not centred in the ${W} x ${H} stage`;
     return null;
   };
+  // The first view is a fit unless a fit shrinks the labels below the
+  // readable size; then it is at that size with the start task on screen.
+  const api = window.dfxDeps;
+  const loaded = p.transform(svg), loadedPx = api.pxPerPoint(), view = api.firstView();
+  p.fact('first_view', view);
+  const start = [...svg.querySelectorAll('g.node')].find((g) => g.querySelector('title')?.textContent === startNode);
+  const r = start && start.getBoundingClientRect(), st = stage.getBoundingClientRect();
+  const startOnScreen = r && r.left >= st.left && r.right <= st.right && r.top >= st.top && r.bottom <= st.bottom;
+  p.key('f');
+  const fitPx = api.pxPerPoint();
+  p.check(view === (fitPx < api.readable ? 'readable' : 'fit'),
+          `first view ${view}, but a fit draws labels at ${fitPx} px per point (readable: ${api.readable})`);
+  if (expect.first_view) p.check(view === expect.first_view, `first view ${view}, expected ${expect.first_view}`);
+  if (view === 'readable') {
+    p.check(near(loadedPx, api.readable, 1e-3 * api.readable), `first view at ${loadedPx} px per point, expected ${api.readable}`);
+    p.check(startOnScreen, `the start task ${startNode} is not on screen in the first view`);
+  } else {
+    p.check(same(loaded, p.transform(svg)), `the first view ${show(loaded)} is not the fit f gives, ${show(p.transform(svg))}`);
+  }
   const initial = p.transform(svg);
   p.fact('initial', initial);
   p.check(initial, `initial transform ${getComputedStyle(svg).transform}`);
   const bad = fitProblem();
-  p.check(!bad, `the first view is not a fit: ${bad}`);
+  p.check(!bad, `the first view (or f after a readable one) is not a fit: ${bad}`);
   // The graph's size at scale 1, for the reset check.
   const natural = { w: svg.getBoundingClientRect().width / initial.scale, h: svg.getBoundingClientRect().height / initial.scale };
   p.fact('natural', natural);
@@ -95,7 +119,8 @@ dfxProbe.run(async (p, expect) => {
   p.check(same(p.transform(svg), before), `an unbound key moved the view from ${show(before)} to ${show(p.transform(svg))}`);
 
   p.step('click a task');
-  const node = nodes[0];
+  // With run times, a task that has one (allocs and dummies do not).
+  const node = expect.ran ? nodes.find((g) => depStats[g.querySelector('title')?.textContent]?.duration_us !== undefined) : nodes[0];
   const shape = node && node.querySelector('polygon, ellipse, path, text');
   const detail = document.getElementById('detail');
   if (shape && detail) {
@@ -105,6 +130,11 @@ dfxProbe.run(async (p, expect) => {
             `clicking task ${id} did not open the detail panel`);
     p.check(node.classList.contains('selected'), `task ${id} not marked selected`);
     p.check(detail.textContent.includes('predecessors'), `detail panel text: ${JSON.stringify(detail.textContent.slice(0, 120))}`);
+    if (expect.ran) {
+      const s = depStats[id];
+      const want = `ran ${s.duration_us.toFixed(3)} \u00b5s, from ${s.start_us.toFixed(3)} \u00b5s`;
+      p.check(detail.textContent.includes(want), `panel of ${id} lacks ${JSON.stringify(want)}: ${JSON.stringify(detail.textContent)}`);
+    }
     p.key('Escape');
     p.check(!detail.classList.contains('open') && getComputedStyle(detail).display === 'none', 'Escape did not close the panel');
   } else {

@@ -50,6 +50,20 @@ dfxProbe.run(async (p, expect) => {
       }
       p.check(dots === lines.reduce((s, n) => s + n, 0), `${where}, chart ${c + 1}: ${dots} dots for ${lines} points`);
       p.check(peaks === lines.length, `${where}, chart ${c + 1}: ${peaks} peak markers for ${lines.length} lines`);
+      // Readable: a y axis named with its unit, each tick label once, a line
+      // drawn over another dashed so that the one beneath shows through.
+      const yLabel = svg.querySelector('text.y-label')?.textContent ?? '';
+      p.check(/\b(slots|MiB|entries)\b/.test(yLabel), `${where}, chart ${c + 1}: y axis label ${JSON.stringify(yLabel)} names no unit`);
+      const ticks = [...svg.querySelectorAll('text.tick[text-anchor="end"]')].map((t) => t.textContent);
+      p.check(new Set(ticks).size === ticks.length, `${where}, chart ${c + 1}: y ticks ${JSON.stringify(ticks)} repeat`);
+      const polylines = [...svg.querySelectorAll('polyline')];
+      p.check(polylines.slice(1).every((pl) => pl.getAttribute('stroke-dasharray')),
+              `${where}, chart ${c + 1}: a line drawn over another is solid`);
+      // The first chart of a panel with a capacity shows it: a line, or a note that it is off scale.
+      const capacity = aside && [...aside.querySelectorAll('dt')].find((dt) => dt.textContent === 'capacity')?.nextElementSibling?.textContent;
+      if (c === 0 && capacity && capacity !== 'n/a')
+        p.check((svg.querySelector('line.capacity') !== null) !== (svg.querySelector('.capacity-note') !== null),
+                `${where}, chart 1: capacity ${capacity} neither drawn nor noted off scale (or both)`);
       entry.charts.push({ lines, width: Math.round(r.width), height: Math.round(r.height) });
     }
     p.check(aside && aside.getBoundingClientRect().width > 0, `${where}: no visible peak box`);

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "dfx/convert/scope_stats/scope_stats_html.hpp"
 
@@ -154,4 +155,57 @@ TEST_CASE("long runs are drawn as a min/max envelope with the exact peak, in bou
     CHECK(html.find("<td>task_window</td><td>ring_depth 1</td><td>scope_high_water</td><td>900 slots</td>") !=
           std::string::npos);
     CHECK(html.size() < 200000);  // every point marked would be about 1.5 MB
+}
+
+namespace {
+
+// The y tick labels of a chart (right-aligned texts; x ticks are centred).
+std::vector<std::string> y_ticks(const std::string& svg) {
+    std::vector<std::string> out;
+    const std::string open = "text-anchor=\"end\">";
+    for (std::size_t at = svg.find(open); at != std::string::npos; at = svg.find(open, at + 1)) {
+        const std::size_t b = at + open.size();
+        out.push_back(svg.substr(b, svg.find('<', b) - b));
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("charts: a labelled y axis, ticks printed once each, the capacity on or off scale") {
+    using namespace dfx::convert::detail;
+    const unit mib{"MiB", 1048576.0}, slots{"slots", 1};
+    const std::vector<std::string> sites(3, "a.cpp:1");
+
+    SUBCASE("an all-zero chart has the one tick 0 and says so") {
+        const std::string svg = line_chart({{"High water", "#dc2626", {0, 0, 0}}}, sites, 0, mib, "MiB in use");
+        CHECK(y_ticks(svg) == std::vector<std::string>{"0"});
+        CHECK(svg.find("every value is 0") != std::string::npos);
+    }
+    SUBCASE("MiB ticks at a step in MiB, with the decimals the step needs") {
+        // A peak of 0.9 MiB: y up to 0.99 MiB, a 0.2 MiB step.
+        const std::string svg = line_chart({{"High water", "#dc2626", {0, 0.9 * 1048576, 0.3 * 1048576}}}, sites, 0, mib, "MiB in use");
+        CHECK(y_ticks(svg) == std::vector<std::string>{"0.0", "0.2", "0.4", "0.6", "0.8"});
+        CHECK(svg.find(">MiB in use</text>") != std::string::npos);
+        // A peak of 3.3 MiB: a 1 MiB step (not 0.75: 0.00, 0.75, 1.50, ...).
+        const std::string big = line_chart({{"High water", "#dc2626", {0, 3.3 * 1048576, 0}}}, sites, 0, mib, "MiB in use");
+        CHECK(y_ticks(big) == std::vector<std::string>{"0", "1", "2", "3"});
+    }
+    SUBCASE("a capacity within reach of the data is a dashed line with a legend entry") {
+        const std::string svg = line_chart({{"High water", "#dc2626", {10, 50, 30}}}, sites, 100, slots, "slots in use");
+        CHECK(svg.find("class=\"capacity\"") != std::string::npos);
+        CHECK(svg.find("</svg> capacity</span>") != std::string::npos);
+        CHECK(svg.find("off scale") == std::string::npos);
+    }
+    SUBCASE("a capacity far above the data is named as off scale, not drawn") {
+        const std::string svg = line_chart({{"High water", "#dc2626", {10, 50, 30}}}, sites, 16384, slots, "slots in use");
+        CHECK(svg.find("class=\"capacity\"") == std::string::npos);
+        CHECK(svg.find("capacity 16384 slots is off scale: the peak uses 0.31% of it") != std::string::npos);
+    }
+    SUBCASE("a second line drawn over the first is dashed, in the chart and its legend") {
+        const std::string svg = line_chart({{"High water", "#dc2626", {1, 2, 3}}, {"Live at exit", "#059669", {1, 2, 3}, "5 4"}},
+                                           sites, 0, slots, "slots in use");
+        CHECK(svg.find("stroke=\"#059669\" stroke-width=\"2\" stroke-dasharray=\"5 4\" points=") != std::string::npos);
+        CHECK(svg.find("stroke=\"#059669\" stroke-width=\"2\" stroke-dasharray=\"5 4\"/></svg> Live at exit") != std::string::npos);
+    }
 }

@@ -24,13 +24,14 @@ struct deps_args {
     std::string input, output, format = "text", edge_mode = "full", engine = "dot", direction = "LR", func_names;
     bool show_tensor_info = false;
     bool lenient = false;
+    std::size_t max_nodes = dfx::convert::deps::html_options{}.max_nodes;
 };
 
 void run(CLI::App& cmd, const deps_args& a) {
     namespace deps = dfx::convert::deps;
     const progress_reporter progress("deps");
     if (a.format != "html") {
-        for (const char* opt : {"--engine", "--direction", "--show-tensor-info"})
+        for (const char* opt : {"--engine", "--direction", "--show-tensor-info", "--max-nodes"})
             if (cmd.count(opt) > 0) throw usage_error(std::string(opt) + " is only valid with --format html");
     }
     reuse_freed_memory();
@@ -43,6 +44,7 @@ void run(CLI::App& cmd, const deps_args& a) {
     o.engine = a.engine;
     o.direction = a.direction;
     o.show_tensor_info = a.show_tensor_info;
+    o.max_nodes = a.max_nodes;
     o.lenient = a.lenient;
     if (a.output == "-") o.console = stderr;  // stdout is the output
     exit_code = deps::run_deps_viewer(o);
@@ -64,6 +66,11 @@ void add_deps(CLI::App& app) {
         ->check(CLI::IsMember({"dot", "neato", "sfdp", "fdp", "circo", "twopi"}));
     cmd->add_option("--direction", args->direction, "HTML: rank direction (default LR)")
         ->check(CLI::IsMember({"TB", "LR", "BT", "RL"}));
+    cmd->add_option("--max-nodes", args->max_nodes,
+                    fmt::format("HTML: above this many tasks draw only the critical path and its neighbours; 0 draws "
+                                "every task (default {})",
+                                args->max_nodes))
+        ->check(CLI::Range(std::size_t{0}, std::size_t{100000000}));
     cmd->add_option("--func-names", args->func_names, "Name map JSON (default: name_map*.json beside the input)");
     cmd->add_flag("--show-tensor-info", args->show_tensor_info, "HTML: per-arg tensor rows, edges routed to arg ports");
     cmd->add_flag("--lenient", args->lenient,

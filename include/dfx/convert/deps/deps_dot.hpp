@@ -35,8 +35,16 @@ inline std::string dot_escape(std::string_view s) {
     return out;
 }
 
-// 🔥 for an alloc or early-dispatch task; ⭐ when all of a task's predecessors
-// are 🔥 and at least one of them is not an alloc (§3.4).
+// The reference's markers (§3.4), drawn with glyphs the common fonts have
+// (DejaVu Sans, the Graphviz default on Linux), not the reference's emoji
+// U+1F525 / U+2B50, which without an emoji font render as empty boxes:
+//   ⚡ (U+26A1) where the reference draws 🔥: an alloc or early-dispatch task;
+//   ★ (U+2605) where it draws ⭐: all of a task's predecessors are ⚡ and at
+//     least one of them is not an alloc.
+// The page's legend explains both.
+inline constexpr const char* fire_marker = "\u26A1";
+inline constexpr const char* star_marker = "\u2605";
+
 inline std::vector<std::string> task_markers(const deps_graph& g, const fan_lists& fan) {
     const auto n = static_cast<std::uint32_t>(g.nodes.size());
     std::vector<bool> fire(n);
@@ -51,8 +59,8 @@ inline std::vector<std::string> task_markers(const deps_graph& g, const fan_list
             all_fire = all_fire && fire[fan.preds[i]];
             any_real = any_real || g.kind(fan.preds[i]) != task_kind::alloc;
         }
-        if (fire[v]) markers[v] += "\U0001F525";
-        if (all_fire && any_real) markers[v] += "\u2B50";
+        if (fire[v]) markers[v] += fire_marker;
+        if (all_fire && any_real) markers[v] += star_marker;
     }
     return markers;
 }
@@ -174,7 +182,15 @@ inline std::string producer_port(const task_entry* pred, std::optional<std::uint
 struct dot_options {
     std::string direction = "LR";
     bool show_tensor_info = false;  // rich nodes; needs the graph loaded with details
+    // The Graphviz engine: the force-directed ones (neato, sfdp, fdp) get
+    // overlap removal, without which their nodes pile on each other.
+    std::string engine = "dot";
+    // Per node: draw it (edges only between drawn nodes); null: every node.
+    const std::vector<bool>* nodes = nullptr;
 };
+
+// Whether `engine` places nodes by forces, overlapping them unless told not to.
+inline bool force_directed(std::string_view engine) { return engine == "neato" || engine == "sfdp" || engine == "fdp"; }
 
 // `fan` must be over all edges (the layout edges); `sel.shown` picks the
 // edges drawn in front.
@@ -184,8 +200,13 @@ inline std::string emit_dot(const deps_graph& g, const edge_selection& sel, cons
     std::string out = fmt::format("digraph deps {{\n  rankdir={};\n  concentrate=false;\n"
                                   "  node [fontname=\"Helvetica\", fontsize=10];\n  edge [color=\"#888\"];\n",
                                   opt.direction);
+    // prism: Graphviz's proximity-stress overlap removal (it keeps the layout's
+    // shape); sep: a few points of air around each node.
+    if (force_directed(opt.engine)) out += "  overlap=prism;\n  sep=\"+6\";\n";
+    auto drawn = [&](std::uint32_t n) { return !opt.nodes || (*opt.nodes)[n]; };
     const auto n_nodes = static_cast<std::uint32_t>(g.nodes.size());
     for (std::uint32_t n = 0; n < n_nodes; ++n) {
+        if (!drawn(n)) continue;
         const std::string id = dot_node_id(g.nodes[n]);
         if (rich && g.task(n)) {
             out += fmt::format("  {} [shape=none, margin=0, label=<{}>];\n", id,
@@ -199,6 +220,7 @@ inline std::string emit_dot(const deps_graph& g, const edge_selection& sel, cons
     }
     static constexpr std::string_view hidden_attrs = R"(class="hidden-edge", color="#eef2f7", fontcolor="#eef2f7")";
     for (std::size_t e = 0; e < g.edges.size(); ++e) {
+        if (!drawn(g.edges[e].first) || !drawn(g.edges[e].second)) continue;
         const bool hidden = !sel.shown[e];
         const std::string pred = dot_node_id(g.nodes[g.edges[e].first]);
         const std::string succ = dot_node_id(g.nodes[g.edges[e].second]);

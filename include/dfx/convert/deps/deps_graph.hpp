@@ -34,6 +34,12 @@ struct node_meta {
     std::string core_type;  // "" = none; else aic / aiv / mix (or what the sidecar says)
     bool has_slots = false;
     std::array<std::int64_t, 3> slots{-1, -1, -1};
+    // When the task ran, from the records beside deps.json (perf_sidecar.hpp).
+    struct run_time {
+        double start_us;     // from the first task's start
+        double duration_us;  // first slice's start to last slice's end
+    };
+    std::optional<run_time> ran;
 };
 
 enum class task_kind { submit, dummy, alloc };
@@ -217,6 +223,7 @@ inline void finish_graph(deps_graph& g, const name_map& names, const sidecar_tas
             if (names.nonempty)
                 if (const std::string* n = names.find(-1)) m.func_name = *n;
             m.core_type = s.mixed ? "mix" : s.core_type;
+            m.ran = node_meta::run_time{s.start_us, s.duration_us};
         }
     }
     g.task_of.assign(g.nodes.size(), -1);

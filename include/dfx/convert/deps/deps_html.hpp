@@ -21,6 +21,7 @@
 #include "dfx/convert/deps/deps_graph.hpp"
 #include "dfx/convert/deps/deps_text.hpp"
 #include "dfx/convert/deps/edge_modes.hpp"
+#include "dfx/convert/deps/graph_focus.hpp"
 #include "dfx/convert/deps/graphviz.hpp"
 #include "dfx/convert/deps/task_id.hpp"
 #include "dfx/io/json_string.hpp"
@@ -31,6 +32,9 @@ struct html_options {
     std::string engine = "dot";
     std::string direction = "LR";
     bool show_tensor_info = false;
+    // Above this many tasks the page draws the critical path and its
+    // neighbours only (graph_focus.hpp); 0 draws every task, as the reference.
+    std::size_t max_nodes = 1000;
 };
 
 namespace detail {
@@ -60,21 +64,30 @@ inline std::string hint_counts(const std::vector<std::string>& hints, const std:
     return out + "]";
 }
 
-// `const spmdBlocks` and `const depStats`: keyed by DOT node id, keys sorted.
-inline std::pair<std::string, std::string> page_data(const deps_graph& g, const fan_lists& fan) {
+// When the task ran (records beside deps.json), as the panel's JSON members.
+inline std::string run_time_members(const node_meta& m) {
+    if (!m.ran) return {};
+    return fmt::format(",\"start_us\":{:.3f},\"duration_us\":{:.3f}", m.ran->start_us, m.ran->duration_us);
+}
+
+// `const spmdBlocks` and `const depStats`: keyed by DOT node id, keys sorted;
+// only the nodes drawn (`focus`).
+inline std::pair<std::string, std::string> page_data(const deps_graph& g, const fan_lists& fan, const graph_focus& focus) {
     const auto n_nodes = static_cast<std::uint32_t>(g.nodes.size());
     std::vector<std::string> hints(n_nodes);
     for (std::uint32_t n = 0; n < n_nodes; ++n) hints[n] = name_hint(g, n);
     std::map<std::string, std::uint32_t> by_id;
-    for (std::uint32_t n = 0; n < n_nodes; ++n) by_id.emplace(dot_node_id(g.nodes[n]), n);
+    for (std::uint32_t n = 0; n < n_nodes; ++n)
+        if (!focus.applied || focus.keep[n]) by_id.emplace(dot_node_id(g.nodes[n]), n);
     std::string spmd = "{", stats = "{";
     for (const auto& [id, n] : by_id) {
         if (const std::int64_t b = g.block_num(n); b > 1) spmd += fmt::format("{}{}:{}", spmd.size() > 1 ? "," : "", json_quote(id), b);
-        stats += fmt::format("{}{}:{{\"fanin\":{},\"fanout\":{},\"label\":{},\"name_hint\":{},\"pred_by_hint\":{},\"succ_by_hint\":{}}}",
+        stats += fmt::format("{}{}:{{\"fanin\":{},\"fanout\":{},\"label\":{},\"name_hint\":{},\"pred_by_hint\":{},\"succ_by_hint\":{}{}}}",
                              stats.size() > 1 ? "," : "", json_quote(id), fan.fanin(n), fan.fanout(n),
                              json_quote(g.fmt(g.nodes[n])), json_quote(hints[n]),
                              hint_counts(hints, fan.preds.data() + fan.pred_begin[n], fan.preds.data() + fan.pred_begin[n + 1]),
-                             hint_counts(hints, fan.succs.data() + fan.succ_begin[n], fan.succs.data() + fan.succ_begin[n + 1]));
+                             hint_counts(hints, fan.succs.data() + fan.succ_begin[n], fan.succs.data() + fan.succ_begin[n + 1]),
+                             run_time_members(g.meta[n]));
     }
     return {spmd + "}", stats + "}"};
 }
@@ -234,8 +247,9 @@ inline constexpr std::string_view page_style = R"CSS(
   #hud b { color: #020617; }
   #hud kbd { font: 11px ui-monospace, Menlo, monospace; background: #f1f5f9; border: 1px solid #cbd5e1;
     border-radius: 4px; padding: 0 4px; }
-  #legend { top: 10px; right: 10px; padding: 6px 10px; display: flex; gap: 12px; align-items: center; flex-wrap: wrap;
-    max-width: calc(100vw - 40px); }
+  #hud { max-width: calc(50vw - 30px); }
+  #legend { top: 10px; right: 10px; padding: 6px 10px; display: flex; gap: 4px 12px; align-items: center; flex-wrap: wrap;
+    max-width: calc(50vw - 30px); }
   #legend span { display: inline-flex; gap: 5px; align-items: center; white-space: nowrap; }
   #detail { display: none; top: 56px; left: 10px; width: min(360px, calc(100vw - 20px)); max-height: calc(100vh - 80px);
     overflow: auto; padding: 10px 12px; }
@@ -264,8 +278,18 @@ inline constexpr std::string_view page_legend = R"HTML(<div id="legend" class="p
   <span><svg width="20" height="14"><path d="M2,2 L14,2 L18,6 L18,12 L2,12 Z" fill="#EAEAEA" stroke="#333" stroke-dasharray="2,1"/></svg>alloc</span>
   <span><svg width="36" height="14"><rect x="1" y="2" width="18" height="10" rx="3" fill="none" stroke="#C62828"/><text x="21" y="10" fill="#C62828" font-size="8" font-weight="700">xN</text></svg>SPMD block num</span>
   <span>&#8595;N &#8593;M = pred / succ</span>
+  <span title="where the reference draws a fire emoji">&#9889; alloc or early dispatch</span>
+  <span title="where the reference draws a star emoji">&#9733; all predecessors &#9889;</span>
 </div>
 )HTML";
+
+// What the page draws when it is not every task, for the HUD (HTML).
+inline std::string focus_note(const graph_focus& f, std::size_t max_nodes) {
+    if (!f.applied) return {};
+    return fmt::format("<span id=\"focus-note\" title=\"more than --max-nodes {}: dfx deps --max-nodes 0 draws every task; "
+                       "--format text lists every edge\"> &#124; drawn: {}</span>",
+                       max_nodes, focus_summary(f, "&#181;s"));
+}
 
 // The page script. Coordinates: the SVG is drawn at `scale`, translated by
 // (tx, ty) through one CSS transform on the <svg> element.
@@ -278,9 +302,11 @@ inline constexpr std::string_view page_script = R"JS(
   svg.removeAttribute('height');
   const NS = 'http://www.w3.org/2000/svg';
 
-  // Badges "xN" right of every SPMD task.
+  // Badges "xN" right of every SPMD task (nodes found through one map: a
+  // search per badge is quadratic on big graphs).
+  const nodeById = new Map([...svg.querySelectorAll('g.node')].map((g) => [g.querySelector('title')?.textContent, g]));
   for (const [id, blocks] of Object.entries(spmdBlocks)) {
-    const node = [...svg.querySelectorAll('g.node')].find((g) => g.querySelector('title')?.textContent === id);
+    const node = nodeById.get(id);
     if (!node) continue;
     const box = node.getBBox();
     const badge = document.createElementNS(NS, 'text');
@@ -310,7 +336,30 @@ inline constexpr std::string_view page_script = R"JS(
     apply();
   };
   const reset = () => { scale = 1; tx = 0; ty = 0; apply(); };
-  window.dfxDeps = { fit, reset, state: () => ({ scale, tx, ty }) };
+  // On-screen pixels per Graphviz point (labels are 10 pt) at the current view.
+  const pxPerPoint = () => svg.getBoundingClientRect().width / (svg.viewBox.baseVal?.width || svg.getBBox().width);
+  // The first view: a fit, unless a fit shrinks the labels below what can be
+  // read (READABLE px per point: 10 pt labels at about 7 px); then that size,
+  // with the critical path's first task (else the first task by id) at the
+  // left, half-way down; f still fits the whole graph.
+  const READABLE = 0.7;
+  let firstView = 'fit';
+  const first = () => {
+    fit();
+    const px = pxPerPoint();
+    if (!(px < READABLE)) return;
+    scale *= READABLE / px;
+    apply();
+    const start = nodeById.get(startNode), s = stage.getBoundingClientRect();
+    if (start) {
+      const r = start.getBoundingClientRect();
+      tx += s.left + 40 - r.left;
+      ty += s.top + s.height / 2 - (r.top + r.height / 2);
+    }
+    firstView = 'readable';
+    apply();
+  };
+  window.dfxDeps = { fit, reset, state: () => ({ scale, tx, ty }), firstView: () => firstView, pxPerPoint, readable: READABLE };
 
   stage.addEventListener('wheel', (e) => {
     e.preventDefault();
@@ -370,6 +419,8 @@ inline constexpr std::string_view page_script = R"JS(
       '<button type="button" aria-label="Close">&#215;</button>' +
       `<div class="title">${esc(s.label)} &#183; ${esc(s.name_hint)}</div>` +
       `<div class="sub">&#8595;${s.fanin} predecessors &#183; &#8593;${s.fanout} successors</div>` +
+      (s.duration_us === undefined ? '' :
+        `<div class="sub ran">ran ${s.duration_us.toFixed(3)} &#181;s, from ${s.start_us.toFixed(3)} &#181;s after the first task started</div>`) +
       `<h3>Predecessors by name_hint (${s.fanin})</h3>` + table(s.pred_by_hint) +
       `<h3>Successors by name_hint (${s.fanout})</h3>` + table(s.succ_by_hint);
     detail.querySelector('button').addEventListener('click', (e) => { e.stopPropagation(); close(); });
@@ -385,7 +436,7 @@ inline constexpr std::string_view page_script = R"JS(
     else if (e.key === 'r') reset();
     else if (e.key === 'Escape') close();
   });
-  requestAnimationFrame(fit);
+  requestAnimationFrame(first);
 })();
 )JS";
 
@@ -393,17 +444,21 @@ inline constexpr std::string_view page_script = R"JS(
 
 // Lays the graph out with Graphviz and writes the page to `out` (anything
 // with append(std::string_view)). Throws graphviz_error when layout fails.
+// Returns which tasks it drew (all of them unless more than opt.max_nodes).
 template <class Out>
-void write_deps_html(Out& out, const deps_graph& g, const edge_selection& sel, const html_options& opt) {
+graph_focus write_deps_html(Out& out, const deps_graph& g, const edge_selection& sel, const html_options& opt) {
     const std::vector<bool> all(g.edges.size(), true);
     const fan_lists fan(g, all);  // labels and the panel count every layout edge
+    graph_focus focus = focus_on_critical_path(g, fan, opt.max_nodes);
     dot_options dopt;
     dopt.direction = opt.direction;
     dopt.show_tensor_info = opt.show_tensor_info;
+    dopt.engine = opt.engine;
+    if (focus.applied) dopt.nodes = &focus.keep;
     std::string svg = render_svg(emit_dot(g, sel, fan, dopt), opt.engine);
     if (const std::size_t at = svg.find("<svg"); at != std::string::npos) svg.erase(0, at);
     if (sel.shown_count != g.edges.size()) svg = detail::layer_svg_edges(svg);
-    const auto [spmd, stats] = detail::page_data(g, fan);
+    const auto [spmd, stats] = detail::page_data(g, fan, focus);
 
     out.append(fmt::format("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
@@ -411,18 +466,21 @@ void write_deps_html(Out& out, const deps_graph& g, const edge_selection& sel, c
                            g.nodes.size(), sel.shown_count, detail::page_style));
     out.append(fmt::format("<div id=\"hud\" class=\"panel\"><b>{} nodes</b> &#183; <b>{} edges</b> &#124; "
                            "<kbd>drag</kbd> pan <kbd>scroll</kbd> pan <kbd>ctrl+scroll</kbd> zoom "
-                           "<kbd>click</kbd> task <kbd>f</kbd> fit <kbd>r</kbd> reset <kbd>esc</kbd> close</div>\n",
-                           g.nodes.size(), sel.shown_count));
+                           "<kbd>click</kbd> task <kbd>f</kbd> fit <kbd>r</kbd> reset <kbd>esc</kbd> close{}</div>\n",
+                           g.nodes.size(), sel.shown_count, detail::focus_note(focus, opt.max_nodes)));
     out.append(detail::page_legend);
     out.append("<div id=\"detail\" class=\"panel\"></div>\n<div id=\"stage\">\n");
     out.append(svg);
     out.append("\n</div>\n<script>\nconst spmdBlocks = ");
     out.append(spmd);
+    out.append(";\nconst startNode = ");
+    out.append(g.nodes.empty() ? "null" : detail::json_quote(dot_node_id(g.nodes[focus.applied ? focus.path_start : 0])));
     out.append(";\nconst depStats = ");
     out.append(stats);
     out.append(";");
     out.append(detail::page_script);
     out.append("</script>\n</body>\n</html>\n");
+    return focus;
 }
 
 }  // namespace dfx::convert::deps

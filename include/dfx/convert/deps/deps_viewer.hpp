@@ -39,6 +39,7 @@ struct deps_viewer_options {
     std::string direction = "LR";
     std::optional<std::string> func_names;  // default: auto-discovered name_map*.json
     bool show_tensor_info = false;
+    std::size_t max_nodes = html_options{}.max_nodes;  // HTML: above it, the critical path and its neighbours
     // The reference's reading: unusable deps.json entries dropped, a corrupt
     // name map or records sidecar a warning (deps_reader.hpp, name_map.hpp).
     bool lenient = false;
@@ -157,8 +158,13 @@ inline int run_deps_viewer(const deps_viewer_options& opt) {
     h.engine = opt.engine;
     h.direction = opt.direction;
     h.show_tensor_info = opt.show_tensor_info;
-    write_deps_html(out, g, sel, h);
+    h.max_nodes = opt.max_nodes;
+    const graph_focus focus = write_deps_html(out, g, sel, h);
     out.commit();
+    if (focus.applied)
+        std::fprintf(stderr, "warning: %zu tasks are more than --max-nodes %zu: the page draws %s (--max-nodes 0 draws all; "
+                             "--format text lists every edge)\n",
+                     g.nodes.size(), opt.max_nodes, focus_summary(focus, "\u00b5s").c_str());
     if (sel.shown_count != g.edges.size())  // some edges are drawn as background
         fmt::print(opt.console, "Wrote {} ({} nodes, {} visible edges, {} layout edges, engine={}, format=html)\n", out_path,
                    g.nodes.size(), sel.shown_count, g.edges.size(), opt.engine);

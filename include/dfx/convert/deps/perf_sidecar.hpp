@@ -10,6 +10,7 @@
 // markers and the AICore / AICPU rows joined on (core_id, reg_task_id).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -23,10 +24,14 @@
 namespace dfx::convert::deps {
 
 // The core type the swimlane reader gives one task: the core type of its
-// slices, or "mix" when its slices ran on cores of different types.
+// slices, or "mix" when its slices ran on cores of different types; and when
+// it ran: from its first slice's start to its last slice's end, in µs from
+// the first start of any task in the file (the HTML page's task panel shows it).
 struct sidecar_task {
     std::string core_type;
     bool mixed = false;
+    double start_us = 0;
+    double duration_us = 0;
 };
 
 // Task id -> its core type, one entry per task.
@@ -51,7 +56,7 @@ public:
         core_types_ = rf.meta.core_types;
         aicore_.reserve(rf.aicore.size());
         for (const swimlane::aicore_row& r : rf.aicore)
-            aicore_.push_back({static_cast<std::int64_t>(r.core), static_cast<std::int64_t>(r.reg), r.token});
+            aicore_.push_back({static_cast<std::int64_t>(r.core), static_cast<std::int64_t>(r.reg), r.token, r.start, r.end});
         std::vector<swimlane::aicore_row>().swap(rf.aicore);
         aicpu_.reserve(rf.aicpu.size());
         for (const swimlane::aicpu_row& r : rf.aicpu)
@@ -70,15 +75,18 @@ public:
         // One entry per task, in first-seen order; found through a flat index.
         static const std::string aiv = "aiv";  // the type of a core outside core_types
         sidecar_tasks out;
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> span;  // per entry of out: first start, last end (cycles)
         id_index slot_of(aicpu_.empty() ? aicore_.size() : aicpu_.size());
-        auto add = [&](std::uint64_t task, std::int64_t core) {
+        auto add = [&](const aicore_row& row, std::int64_t core) {
             const std::string& type =
                 core >= 0 && static_cast<std::size_t>(core) < core_types_.size() ? core_types_[static_cast<std::size_t>(core)] : aiv;
-            const auto [slot, inserted] = slot_of.emplace(task, static_cast<std::uint32_t>(out.size()));
+            const auto [slot, inserted] = slot_of.emplace(row.token, static_cast<std::uint32_t>(out.size()));
             if (inserted) {
-                out.emplace_back(task, sidecar_task{type, false});
+                out.emplace_back(row.token, sidecar_task{type, false});
+                span.emplace_back(row.start, row.end);
                 return;
             }
+            span[slot] = {std::min(span[slot].first, row.start), std::max(span[slot].second, row.end)};
             sidecar_task& known = out[slot].second;
             if (!type.empty() && known.core_type != type) {
                 if (known.core_type.empty()) known.core_type = type;
@@ -93,10 +101,18 @@ public:
                 row_of.insert(key_of(aicore_[r].core, aicore_[r].reg), static_cast<std::uint32_t>(r));
             for (const auto& [core, reg] : aicpu_) {
                 const std::uint32_t r = row_of.find(key_of(core, reg));
-                if (r != id_index::npos) add(aicore_[r].token, core);
+                if (r != id_index::npos) add(aicore_[r], core);
             }
         } else if (*level_ == 1) {
-            for (const auto& r : aicore_) add(r.token, r.core);
+            for (const auto& r : aicore_) add(r, r.core);
+        }
+        std::uint64_t origin = UINT64_MAX;
+        for (const auto& [start, end] : span) origin = std::min(origin, start);
+        const double us_per_cycle = 1e6 / static_cast<double>(*clock_freq_);
+        for (std::size_t i = 0; i < out.size(); ++i) {
+            const auto [start, end] = span[i];
+            out[i].second.start_us = static_cast<double>(start - origin) * us_per_cycle;
+            out[i].second.duration_us = end > start ? static_cast<double>(end - start) * us_per_cycle : 0.0;
         }
         return out;
     }
@@ -106,6 +122,8 @@ private:
         std::int64_t core;
         std::int64_t reg;
         std::uint64_t token;
+        std::uint64_t start;
+        std::uint64_t end;
     };
 
     static std::uint64_t key_of(std::int64_t core, std::int64_t reg) {

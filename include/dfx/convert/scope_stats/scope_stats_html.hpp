@@ -47,10 +47,11 @@ inline const char* risk_class(double peak, double capacity) {
 }
 
 // A 1-2-2.5-5 step that gives about `ticks` ticks up to `max`.
+// (No 7.5: its multiples, 0.075 MiB and the like, print as 0.07, 0.15, 0.22.)
 inline double nice_step(double max, int ticks) {
     const double raw = max / ticks;
     const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-    for (double m : {1.0, 2.0, 2.5, 5.0, 7.5, 10.0})
+    for (double m : {1.0, 2.0, 2.5, 5.0, 10.0})
         if (m * magnitude >= raw) return m * magnitude;
     return 10 * magnitude;
 }
@@ -59,6 +60,7 @@ struct series {
     const char* label;
     const char* color;
     std::vector<double> values;
+    const char* dash = nullptr;  // a stroke-dasharray, so that lines that coincide stay apart
 };
 
 // Up to this many scopes a chart marks every point (with its tooltip); longer
@@ -66,10 +68,33 @@ struct series {
 inline constexpr std::size_t max_marked_points = 1000;
 inline constexpr std::size_t drawn_buckets = 500;
 
-// One line chart over scope index; the capacity is drawn dashed when it is
-// within reach of the data (a capacity far above the data would flatten it).
+// A y tick's label with as many decimals as its step needs (0.25 MiB steps:
+// 0.25, 0.50, 0.75; 2 MiB steps: 2, 4, 6).
+inline std::string tick_label(double v, const unit& u, double shown_step) {
+    if (u.divisor == 1) return printf_string("%.0f", v);
+    int decimals = 0;
+    while (decimals < 6 && std::fabs(shown_step * std::pow(10.0, decimals) - std::round(shown_step * std::pow(10.0, decimals))) > 1e-6)
+        ++decimals;
+    const char* formats[] = {"%.0f", "%.1f", "%.2f", "%.3f", "%.4f", "%.5f", "%.6f"};
+    return printf_string(formats[decimals], v / u.divisor);
+}
+
+// Whether a capacity is drawn as a line: only within reach of the data (a
+// capacity far above it would flatten the lines to the axis).
+inline bool capacity_on_scale(double capacity, double peak) { return capacity > 0 && capacity <= peak * 3; }
+
+// A legend entry: a short sample of the line as drawn, and its label.
+inline std::string legend_entry(const char* color, const char* dash, const std::string& label) {
+    return std::string("<span><svg width=\"26\" height=\"10\"><line x1=\"1\" y1=\"5\" x2=\"25\" y2=\"5\" stroke=\"") + color +
+           "\" stroke-width=\"2\"" + (dash ? std::string(" stroke-dasharray=\"") + dash + "\"" : std::string()) + "/></svg> " +
+           label + "</span>";
+}
+
+// One line chart over scope index, with its legend: the y axis is labelled
+// `y_label` (the unit's name in it); the capacity is a dashed line when on
+// scale and a note naming it when off scale; an all-zero chart has one tick.
 inline std::string line_chart(const std::vector<series>& lines, const std::vector<std::string>& sites, double capacity,
-                              const unit& u) {
+                              const unit& u, const std::string& y_label) {
     constexpr double width = 900, height = 300, left = 74, right = 24, top = 28, bottom = 48;
     double peak = 0;
     std::size_t n = 0;
@@ -77,22 +102,41 @@ inline std::string line_chart(const std::vector<series>& lines, const std::vecto
         n = std::max(n, s.values.size());
         for (double v : s.values) peak = std::max(peak, v);
     }
-    double y_max = peak > 0 ? peak * 1.1 : 1.0;
-    const bool show_capacity = capacity > 0 && capacity <= peak * 3;
+    double y_max = peak > 0 ? peak * 1.1 : u.divisor;
+    const bool show_capacity = capacity_on_scale(capacity, peak);
     if (show_capacity) y_max = std::max(y_max, capacity * 1.05);
+    std::string legend = "<p class=\"legend\">";
+    for (const auto& s : lines) legend += legend_entry(s.color, s.dash, s.label);
+    if (show_capacity) legend += legend_entry("#0f172a", "6 4", "capacity");
+    legend += "</p>";
     const double plot_w = width - left - right, plot_h = height - top - bottom;
     const auto x_of = [&](std::size_t i) { return left + (n > 1 ? plot_w * static_cast<double>(i) / static_cast<double>(n - 1) : plot_w / 2); };
     const auto y_of = [&](double v) { return top + plot_h * (1 - v / y_max); };
 
     std::string svg = "<svg class=\"chart\" viewBox=\"0 0 900 300\" role=\"img\">";
-    const double step = nice_step(y_max, 6) / (u.divisor == 1 ? 1 : 1);
-    const double y_step = u.divisor == 1 ? std::max(1.0, std::round(step)) : step;
+    // Ticks at a nice step of the unit shown (MiB, not bytes), each label
+    // once: an all-zero chart gets the one tick 0 and says so.
+    const double shown_step = nice_step(y_max / u.divisor, 6);
+    const double y_step = (u.divisor == 1 ? std::max(1.0, std::round(shown_step)) : shown_step) * u.divisor;
+    std::string last_label;
     for (double t = 0; t <= y_max + 1e-9; t += y_step) {
+        const std::string label = peak > 0 ? tick_label(t, u, shown_step) : "0";
+        if (label == last_label) continue;
+        last_label = label;
         svg += "<line class=\"grid\" x1=\"" + printf_string("%.1f", left) + "\" x2=\"" + printf_string("%.1f", width - right) +
                "\" y1=\"" + printf_string("%.1f", y_of(t)) + "\" y2=\"" + printf_string("%.1f", y_of(t)) + "\"/>";
         svg += "<text class=\"tick\" x=\"" + printf_string("%.1f", left - 8) + "\" y=\"" + printf_string("%.1f", y_of(t) + 4) +
-               "\" text-anchor=\"end\">" + format_value(t, u) + "</text>";
+               "\" text-anchor=\"end\">" + label + "</text>";
     }
+    svg += "<text class=\"axis y-label\" transform=\"rotate(-90)\" x=\"" + printf_string("%.1f", -(top + plot_h / 2)) +
+           "\" y=\"16\" text-anchor=\"middle\">" + html_escape(y_label) + "</text>";
+    if (peak <= 0)
+        svg += "<text class=\"note\" x=\"" + printf_string("%.1f", left + 8) + "\" y=\"" + printf_string("%.1f", top + 14) +
+               "\">every value is 0</text>";
+    if (capacity > 0 && !show_capacity)
+        svg += "<text class=\"note capacity-note\" x=\"" + printf_string("%.1f", left + 8) + "\" y=\"" +
+               printf_string("%.1f", top - 10) + "\">&#8593; capacity " + format_value(capacity, u) + " " + u.name +
+               " is off scale: the peak uses " + use_text(peak, capacity) + " of it</text>";
     const double x_step = n > 1 ? std::max(1.0, std::round(nice_step(static_cast<double>(n - 1), 8))) : 1;
     for (double i = 0; i < static_cast<double>(n); i += x_step)
         svg += "<text class=\"tick\" x=\"" + printf_string("%.1f", x_of(static_cast<std::size_t>(i))) + "\" y=\"" +
@@ -128,7 +172,8 @@ inline std::string line_chart(const std::vector<series>& lines, const std::vecto
             add_point(std::min(lo, hi));
             if (lo != hi) add_point(std::max(lo, hi));
         }
-        svg += std::string("<polyline fill=\"none\" stroke=\"") + s.color + "\" stroke-width=\"2\" points=\"" + points + "\"/>";
+        svg += std::string("<polyline fill=\"none\" stroke=\"") + s.color + "\" stroke-width=\"2\"" +
+               (s.dash ? std::string(" stroke-dasharray=\"") + s.dash + "\"" : std::string()) + " points=\"" + points + "\"/>";
         const auto marker = [&](std::size_t i) {
             return std::string("<title>") + s.label + ": scope #" + std::to_string(i) + ", y=" + format_value(s.values[i], u) +
                    ", site=" + html_escape(sites[i]) + "</title></circle>";
@@ -141,7 +186,7 @@ inline std::string line_chart(const std::vector<series>& lines, const std::vecto
             svg += std::string("<circle class=\"peak\" r=\"6\" stroke=\"") + s.color + "\" cx=\"" + printf_string("%.1f", x_of(peak_at)) +
                    "\" cy=\"" + printf_string("%.1f", y_of(s.values[peak_at])) + "\">" + marker(peak_at);
     }
-    return svg + "</svg>";
+    return legend + svg + "</svg>";
 }
 
 struct peak_row {
@@ -190,8 +235,8 @@ details{background:#fff;border:1px solid #e2e8f0;border-radius:8px;margin:12px 0
 summary{cursor:pointer;font-weight:600}
 .panel{display:grid;grid-template-columns:1fr 260px;gap:16px;align-items:start}
 .chart{width:100%;height:auto;background:#fff}.grid{stroke:#e2e8f0}.tick,.axis{font-size:12px;fill:#64748b}
-.capacity{stroke:#0f172a;stroke-dasharray:6 4}.peak{fill:none;stroke-width:2}
-.pill{border-radius:999px;padding:1px 8px}.legend span{margin-right:12px}
+.capacity{stroke:#0f172a;stroke-dasharray:6 4}.peak{fill:none;stroke-width:2}.note{font-size:12px;fill:#475569}
+.pill{border-radius:999px;padding:1px 8px}.legend span{margin-right:12px}.legend svg{vertical-align:middle}
 dl{display:grid;grid-template-columns:auto 1fr;gap:2px 10px;margin:0}dt{color:#64748b}
 )";
 
@@ -261,11 +306,10 @@ inline std::string render_scope_stats_html(const scope_stats_file& file, const s
                        ring_resource_name[k] + " &middot; " + ring_label + " &middot; " + std::to_string(high.size()) +
                        " scopes &middot; peak " + format_value(peak.peak, u) + " " + u.name + " (" +
                        use_text(peak.peak, capacity) + " of capacity)</summary><div class=\"panel\"><div>";
-            section += "<p class=\"legend\"><span style=\"color:#dc2626\">&#9679; High water</span><span "
-                       "style=\"color:#059669\">&#9679; Live at exit</span><span>- - capacity</span></p>";
-            section += line_chart({{"High water", "#dc2626", high}, {"Live at exit", "#059669", live}}, sites, capacity, u);
-            section += "<p class=\"legend\"><span style=\"color:#2563eb\">&#9679; Alloc per scope</span></p>";
-            section += line_chart({{"Alloc per scope", "#2563eb", alloc}}, sites, 0, u);
+            // Live at exit often runs on top of the high water: dashed, it stays visible.
+            section += line_chart({{"High water", "#dc2626", high}, {"Live at exit", "#059669", live, "5 4"}}, sites, capacity,
+                                  u, std::string(u.name) + " in use");
+            section += line_chart({{"Alloc per scope", "#2563eb", alloc}}, sites, 0, u, std::string(u.name) + " allocated in the scope");
             section += "</div>" + peak_aside(peak) + "</div></details>";
         }
         if (!section.empty())
@@ -286,9 +330,8 @@ inline std::string render_scope_stats_html(const scope_stats_file& file, const s
             sections += "<h2>tensormap</h2><details" + std::string(live.size() > 1 ? " open" : "") +
                         "><summary>tensormap &middot; global &middot; peak " + format_value(peak.peak, u) +
                         " entries (" + use_text(peak.peak, meta.tensormap_max) +
-                        " of capacity)</summary><div class=\"panel\"><div><p class=\"legend\"><span "
-                        "style=\"color:#7c3aed\">&#9679; Live entries</span></p>" +
-                        line_chart({{"Live entries", "#7c3aed", live}}, sites, meta.tensormap_max, u) + "</div>" +
+                        " of capacity)</summary><div class=\"panel\"><div>" +
+                        line_chart({{"Live entries", "#7c3aed", live}}, sites, meta.tensormap_max, u, "entries in use") + "</div>" +
                         peak_aside(peak) + "</div></details>";
         }
     }
