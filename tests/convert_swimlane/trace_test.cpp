@@ -9,6 +9,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "dfx/convert/common/json_writer.hpp"
@@ -55,7 +56,9 @@ struct converted {
     simdjson::dom::element doc;
     std::vector<simdjson::dom::element> events;
 
-    converted(const scratch_dir& dir, std::string_view records_text, const char* deps_text, const char* names_text) {
+    // `named_tasks`: trace_options::named_tasks (a CPM trace), or null.
+    converted(const scratch_dir& dir, std::string_view records_text, const char* deps_text, const char* names_text,
+              const std::unordered_set<std::uint64_t>* named_tasks = nullptr) {
         auto pd = sw::load_perf_data(dir.write("records.json", records_text));
         sw::deps_graph deps;
         if (deps_text) deps = sw::load_deps_graph(dir.write("deps.json", deps_text), nullptr);
@@ -67,6 +70,7 @@ struct converted {
             dfx::convert::json_file_writer w(out);
             sw::trace_options opt;
             opt.warnings = nullptr;
+            opt.named_tasks = named_tasks;
             sw::write_trace(pd, deps, names, w, opt);
             w.commit();
         }
@@ -147,6 +151,26 @@ TEST_CASE("spec example: views, labels and slices") {
     CHECK(lanes.size() == 2);  // AICPU_0 (scheduler thread 0) + AICPU_1 (orchestrator lane)
     CHECK(t.where([](simdjson::dom::element e) { return str(e, "name") == "thread_name" && integer(e, "pid") == 2; })
               .size() == 5);  // Sched_0..3 + the shared queue
+}
+
+TEST_CASE("named_tasks (CPM traces): the other tasks' Worker View bars are anonymous, nothing else changes") {
+    scratch_dir dir;
+    const std::unordered_set<std::uint64_t> on_path{4294967296};  // r1t0 on the path, r1t1 off it
+    converted full(dir, records, deps_json, name_map_json);
+    converted cpm(dir, records, deps_json, name_map_json, &on_path);
+    CHECK(cpm.named("QK(r1t0)", "X").size() == 2);  // on the path: both views keep the label
+    const auto off = cpm.named("\u00B7(r1t1)", "X");
+    REQUIRE(off.size() == 1);
+    CHECK(integer(off[0], "pid") == 4);  // the Worker View bar ...
+    const auto sf = cpm.named("SF(r1t1)", "X");
+    REQUIRE(sf.size() == 1);
+    CHECK(integer(sf[0], "pid") == 3);  // ... not the Scheduler View's
+    REQUIRE(cpm.events.size() == full.events.size());
+    for (std::size_t i = 0; i < cpm.events.size(); ++i) {  // event for event, only that name differs
+        const bool renamed = str(cpm.events[i], "name") == "\u00B7(r1t1)";
+        CHECK(str(full.events[i], "name") == (renamed ? "SF(r1t1)" : str(cpm.events[i], "name")));
+        if (renamed) CHECK(str(full.events[i]["args"], "event-hint") == str(cpm.events[i]["args"], "event-hint"));
+    }
 }
 
 TEST_CASE("spec example: flow arrows and what they bind to") {

@@ -10,11 +10,18 @@
 // critical-path runs last, over the whole tree, so it finds the merged traces
 // the swimlane conversions wrote.
 //
+// --format perfetto: every trace is Perfetto's protobuf (merged_swimlane.pftrace,
+// CPM_static.pftrace, CPM_observed.pftrace; critical-path then draws its traces
+// from the capture), and the summary names each trace under its conversion.
+// The default (json) output is what it always was.
+//
 // In an L3 tree each dispatch is labelled through its own program: the
 // dispatch's dispatch_program.json names it, and that dispatch's name map
 // (written for that program) gives the names. A dispatch whose program
 // cannot be resolved is converted with anonymous labels, never with a map
-// that might belong to another program (func ids restart in every program).
+// that might belong to another program (func ids restart in every program;
+// convert/common/dispatch_name_map.hpp, which critical-path's protobuf
+// traces follow too).
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -32,13 +39,14 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
 
-#include <simdjson.h>
 
 #include "commands.hpp"
+#include "dfx/convert/common/dispatch_name_map.hpp"
 #include "dfx/convert/common/input_error.hpp"
 #include "dfx/schema/artefact_names.hpp"
 #include "dfx/schema/converter_outputs.hpp"
@@ -63,17 +71,8 @@ struct job {
     std::string skipped;            // why it does not apply (then it is not run)
     int exit_code = -1;
     std::string errors;             // its stderr
+    std::vector<std::string> traces;  // the traces it wrote (named in the summary with --format perfetto)
 };
-
-// A dispatch's program, from dispatch_program.json ({"program": "<name>"}).
-std::optional<std::string> dispatch_program(const fs::path& dir) {
-    simdjson::dom::parser parser;
-    simdjson::dom::element doc;
-    if (parser.load((dir / dfx::schema::dispatch_program_file).string()).get(doc)) return std::nullopt;
-    std::string_view program;
-    if (doc[dfx::schema::dispatch_program_key].get(program) || program.empty()) return std::nullopt;
-    return std::string(program);
-}
 
 // chip_swimlane_level of a records file, when its first 64 KiB say it (the
 // writers put it first). Unknown: let the converter itself judge the file.
@@ -127,14 +126,14 @@ std::vector<job> jobs_for(const fs::path& unit, bool l3_dispatch, const fs::path
     const std::string where = unit.string();
     const fs::path records = unit / dfx::schema::records_file;
     if (fs::exists(records)) {
-        job j("swimlane " + where,
-              {"swimlane", records.string(), "-o",
-               (unit / (perfetto ? dfx::schema::merged_perfetto_trace_file : dfx::schema::merged_trace_file)).string()});
+        const std::string trace =
+            (unit / (perfetto ? dfx::schema::merged_perfetto_trace_file : dfx::schema::merged_trace_file)).string();
+        job j("swimlane " + where, {"swimlane", records.string(), "-o", trace});
         if (perfetto) j.args.insert(j.args.end(), {"--format", "perfetto"});
+        j.traces.push_back(fs::absolute(trace).lexically_normal().string());  // as critical-path names its own
         if (l3_dispatch) {
-            const auto program = dispatch_program(unit);
-            if (program && fs::exists(unit / dfx::schema::name_map_file))
-                j.args.insert(j.args.end(), {"--func-names", (unit / dfx::schema::name_map_file).string()});
+            if (const auto map = dfx::convert::dispatch_name_map(unit))
+                j.args.insert(j.args.end(), {"--func-names", map->string()});
             else  // unresolved program: anonymous labels, never a guess
                 j.args.insert(j.args.end(), {"--func-names", anonymous_name_map(scratch).string()});
         }
@@ -163,8 +162,10 @@ std::vector<job> jobs_for(const fs::path& unit, bool l3_dispatch, const fs::path
 }
 
 // critical-path over the whole tree, or why it does not apply.
-job critical_path_job(const fs::path& root, const std::vector<fs::path>& units) {
+// `perfetto`: its traces in Perfetto's protobuf, drawn from the capture.
+job critical_path_job(const fs::path& root, const std::vector<fs::path>& units, bool perfetto) {
     job j("critical-path " + root.string(), {"critical-path", root.string()}, root / dfx::schema::critical_path_report_file);
+    if (perfetto) j.args.insert(j.args.end(), {"--format", "perfetto"});
     const bool applies = std::any_of(units.begin(), units.end(), [](const fs::path& u) {
         std::error_code ec;
         if (!fs::exists(u / dfx::schema::records_file, ec) || !fs::exists(u / dfx::schema::deps_file, ec)) return false;
@@ -181,6 +182,16 @@ std::string read_all(const fs::path& p) {
     std::ostringstream s;
     s << in.rdbuf();
     return s.str();
+}
+
+// The traces critical-path names on its stdout ("Perfetto trace written to: <path>").
+std::vector<std::string> traces_named_in(const fs::path& console) {
+    constexpr std::string_view prefix = "Perfetto trace written to: ";
+    std::vector<std::string> traces;
+    std::istringstream lines(read_all(console));
+    for (std::string line; std::getline(lines, line);)
+        if (line.compare(0, prefix.size(), prefix) == 0) traces.push_back(line.substr(prefix.size()));
+    return traces;
 }
 
 // Runs `dfx <args>` (this very executable), stdout to the job's file, stderr
@@ -225,8 +236,8 @@ void add_all(CLI::App& app) {
         ->check(CLI::ExistingDirectory);
     cmd->add_option("-j,--jobs", parallel, "Conversions run at once (default: the number of cores)");
     cmd->add_option("--format", format,
-                    "Swimlane trace format: json (merged_swimlane.json) or perfetto (merged_swimlane.pftrace; "
-                    "critical-path then finds no JSON trace and writes no CPM traces)")
+                    "Format of every trace: json (merged_swimlane.json, CPM_*.json) or perfetto (Perfetto's protobuf: "
+                    "merged_swimlane.pftrace, CPM_*.pftrace drawn from the capture; the summary names each trace)")
         ->check(CLI::IsMember({"json", "perfetto"}));
     cmd->callback([] {
         const fs::path scratch = fs::temp_directory_path() / ("dfx-all-" + std::to_string(::getpid()));
@@ -244,7 +255,8 @@ void add_all(CLI::App& app) {
                                             "deps.json, scope_stats/, args_dump/ or pmu.csv)");
         }
         // critical-path last: it reads the merged traces the swimlane jobs write.
-        std::vector<job> last{critical_path_job(root, units)};
+        const bool perfetto = format == "perfetto";
+        std::vector<job> last{critical_path_job(root, units, perfetto)};
         const std::string self = fs::read_symlink("/proc/self/exe").string();
         const bool terminal = ::isatty(STDERR_FILENO);
         const unsigned workers = std::max(1u, parallel ? parallel : std::thread::hardware_concurrency());
@@ -285,6 +297,11 @@ void add_all(CLI::App& app) {
                     continue;
                 }
                 std::printf("%-6s %s\n", j.exit_code == 0 ? "ok" : "FAILED", j.label.c_str());
+                if (perfetto && j.exit_code == 0) {
+                    std::vector<std::string> traces = j.traces;
+                    if (j.args.front() == "critical-path") traces = traces_named_in(j.stdout_file);
+                    for (const std::string& t : traces) std::printf("       trace: %s\n", t.c_str());
+                }
                 if (j.exit_code != 0) {
                     ++failed;
                     std::printf("       exit %d: %s", j.exit_code, j.errors.empty() ? "(no message)\n" : j.errors.c_str());

@@ -1,7 +1,9 @@
 // dfx critical-path: static CPM and observed critical path of each run
 // directory under a root (chip_swimlane_records.json + deps.json + name map),
-// with a Markdown report per directory and, when a merged trace is there,
-// Perfetto copies highlighting each path. See include/dfx/convert/deps/critical_path.hpp.
+// with a Markdown report per directory and Perfetto traces highlighting each
+// path: copies of the merged JSON trace when one is there (CPM_*.json), or with
+// --format perfetto, protobuf traces drawn from the capture (CPM_*.pftrace).
+// See include/dfx/convert/deps/critical_path.hpp and critical_path_perfetto.hpp.
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -19,6 +21,7 @@
 #include "progress.hpp"
 #include "dfx/convert/common/json_writer.hpp"
 #include "dfx/convert/deps/critical_path.hpp"
+#include "dfx/convert/deps/critical_path_perfetto.hpp"
 #include "dfx/schema/artefact_names.hpp"
 #include "dfx/schema/converter_outputs.hpp"
 
@@ -34,6 +37,7 @@ struct cp_args {
     long long top = 25, tol = 2;
     bool to_stdout = false;
     bool lenient = false;
+    std::string format = "json";  // the CPM traces': json or perfetto
 };
 
 constexpr std::string_view record_names[] = {dfx::schema::records_file, dfx::schema::legacy_records_file};
@@ -104,6 +108,16 @@ void run(const cp_args& a) {
             out.commit();
             reports.push_back(report_path);
         }
+        if (a.format == "perfetto") {
+            try {
+                for (const std::string& t : deps::write_cpm_perfetto_traces(d, in.records, in.name_map, results.back(), a.lenient))
+                    traces.push_back(t);
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "dfx critical-path: error: no Perfetto critical-path traces for %s: %s\n", d.c_str(), e.what());
+                trace_errors = true;
+            }
+            continue;
+        }
         const auto merged = newest(d, dfx::schema::merged_trace_stem);
         if (!merged) {
             std::fprintf(stderr, "Warning: no merged_swimlane*.json in %s; skipped Perfetto critical-path traces\n", d.c_str());
@@ -137,6 +151,11 @@ void add_critical_path(CLI::App& app) {
                     "the report to stdout instead");
     cmd->add_option("--top", a->top, "Rows in the kernel-family table (default 25)");
     cmd->add_option("--tol", a->tol, "Tick tolerance for 'finished before' (default 2)");
+    cmd->add_option("--format", a->format,
+                    "Format of the critical-path traces: json (CPM_static.json / CPM_observed.json, copies of the "
+                    "newest merged_swimlane*.json) or perfetto (CPM_static.pftrace / CPM_observed.pftrace, Perfetto's "
+                    "protobuf drawn from the capture; no merged trace needed)")
+        ->check(CLI::IsMember({"json", "perfetto"}));
     cmd->add_flag("--stdout", a->to_stdout, "Also print the full report");
     cmd->add_flag("--lenient", a->lenient,
                   "Read as the reference does: unusable deps.json entries are dropped, a corrupt name map is a "

@@ -31,6 +31,9 @@ inline constexpr std::string_view critical_path_markdown_file = "critical_path_r
 inline constexpr std::string_view critical_path_report_file = "critical_path.txt";
 inline constexpr std::string_view cpm_static_file = "CPM_static.json";
 inline constexpr std::string_view cpm_observed_file = "CPM_observed.json";
+// ... with --format perfetto, as Perfetto's protobuf.
+inline constexpr std::string_view cpm_static_perfetto_file = "CPM_static.pftrace";
+inline constexpr std::string_view cpm_observed_perfetto_file = "CPM_observed.pftrace";
 // dfx scope-stats: the self-contained HTML report.
 inline constexpr std::string_view scope_stats_report_file = "scope_stats.html";
 // dfx report --format html: the self-contained page, in the directory

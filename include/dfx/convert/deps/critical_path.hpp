@@ -37,6 +37,7 @@
 #include "dfx/convert/common/py_json.hpp"
 #include "dfx/convert/deps/deps_reader.hpp"
 #include "dfx/convert/deps/name_map.hpp"
+#include "dfx/convert/swimlane/labels.hpp"
 #include "dfx/convert/swimlane/records_reader.hpp"
 #include "dfx/schema/artefact_names.hpp"
 #include "dfx/schema/converter_outputs.hpp"
@@ -384,8 +385,7 @@ inline std::optional<std::string> worker_task_id(simdjson::ondemand::object ev) 
 inline std::string anonymous_task_name(const std::string& task_id) {
     std::uint64_t id = 0;
     for (char c : task_id) id = id * 10 + static_cast<std::uint64_t>(c - '0');
-    const std::uint64_t ring = id >> 32, local = id & 0xFFFFFFFFu;
-    return ring ? fmt::format("\u00B7(r{}t{})", ring, local) : fmt::format("\u00B7(t{})", local);
+    return swimlane::anonymous_task_label(id);
 }
 
 // Walks a merged trace (an object with traceEvents, or a bare array of

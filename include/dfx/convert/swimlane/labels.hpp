@@ -7,6 +7,9 @@
 //               "<name>(<disp>)" / "func_<n>_<letters>(<disp>)" otherwise;
 //               SPMD tasks get "_spmd" before "(" unless the name already
 //               says spmd (case-insensitive).
+//   off a critical path -> "·(t<local>)" / "·(r<ring>t<local>)"
+//               (critical-path's CPM traces rename the Worker View bars of
+//               the tasks off the path; anonymous_task_label)
 #pragma once
 
 #include <algorithm>
@@ -69,6 +72,13 @@ inline std::string task_label(std::int64_t func_id, const name_map& names, std::
         }
     }
     return label;
+}
+
+// The name of a Worker View bar off a critical path in a CPM trace: ·(tY),
+// or ·(rXtY) on ring X >= 1 (the whole high word, as the reference prints it).
+inline std::string anonymous_task_label(std::uint64_t id) {
+    const std::uint64_t ring = id >> 32, local = id & 0xFFFFFFFFu;
+    return ring ? fmt::format("\u00B7(r{}t{})", ring, local) : fmt::format("\u00B7(t{})", local);
 }
 
 inline std::string upper(std::string_view s) {

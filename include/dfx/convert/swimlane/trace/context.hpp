@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
+#include <unordered_set>
 #include <vector>
 
 #include "dfx/convert/common/json_writer.hpp"
@@ -41,6 +42,10 @@ struct trace_options {
     std::size_t chunk_items = 1024;
     // --window / --tasks: write only this stretch of time (time_window.hpp).
     std::optional<time_window> window;
+    // critical-path's CPM traces: the Worker View bars of tasks not in this
+    // set are named ·(tY) (anonymous_task_label), so the path stands out.
+    // Null: every bar keeps its label.
+    const std::unordered_set<std::uint64_t>* named_tasks = nullptr;
 };
 
 struct trace_summary {

@@ -2,7 +2,8 @@
 // end on the core's lane) and, for rows with AICPU timing, in the Scheduler
 // View (pid 3, dispatch -> finish on the core's greedy sub-lane), with the
 // processes' and lanes' metadata. Event ids come from the index, so arrows
-// written later can bind to these slices.
+// written later can bind to these slices. With options.named_tasks (a CPM
+// trace) the Worker View bars of the other tasks are named ·(tY).
 //
 //   write_worker_view(cx, index);      // also names pid 3 when it has slices
 //   write_scheduler_view(cx, index);
@@ -12,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -70,15 +72,19 @@ inline void write_worker_view(trace_context& cx, const trace_index& index) {
     for (std::int64_t k = 0; k < lanes; ++k) {
         cx.ev.thread_name(layout::worker_view_pid, layout::aicpu_lane_tid(k), fmt::format("AICPU_{}", k));
     }
+    const std::unordered_set<std::uint64_t>* const named = cx.opt.named_tasks;
     cx.in_chunks(tasks.size(), [&](event_sink& ev, std::size_t i) {
         const task& t = tasks[i];
         const double ts = t.receive_us;
         const double dur = t.end_us - ts;
         const std::int64_t id = index.worker_event_base + static_cast<std::int64_t>(i);
+        // A CPM trace names the bars off its path anonymously.
+        const bool anonymous = named && named->count(t.task_id) == 0;
         if (ev.protobuf()) {
             // The hints are left out: event-hint repeats the name, track and
             // func id; the fan hints are the flows.
-            ev.slice({"event", label_text(index.stems, t.func_id, t.task_id, index.is_spmd(t.task_id)),
+            ev.slice({"event", anonymous ? anonymous_task_label(t.task_id)
+                                         : label_text(index.stems, t.func_id, t.task_id, index.is_spmd(t.task_id)),
                       layout::worker_view_pid, layout::core_tid(t.core_id), ts, dur, id},
                      {pf_arg::of("taskId", static_cast<std::int64_t>(t.task_id)),
                       pf_arg::of("func_id", t.func_id),
@@ -99,7 +105,10 @@ inline void write_worker_view(trace_context& cx, const trace_index& index) {
         o.append(R"(, "taskId": )");
         o.append_int(t.task_id);
         x_tail_with(o, "event", "", id,
-                    [&] { put_label(o, index.stems, t.func_id, t.task_id, index.is_spmd(t.task_id)); },
+                    [&] {
+                        if (anonymous) return o.append_string(anonymous_task_label(t.task_id));
+                        put_label(o, index.stems, t.func_id, t.task_id, index.is_spmd(t.task_id));
+                    },
                     layout::worker_view_pid, layout::core_tid(t.core_id), ts, dur);
     });
 }
