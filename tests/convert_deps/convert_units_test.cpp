@@ -795,7 +795,7 @@ TEST_CASE("the records beside deps.json give each task when it ran") {
         "metadata": {"clock_freq_hz": 50000000, "core_types": ["aic", "aiv"]},
         "aicore_tasks": [[0, 10, 1, 100, 600, 0], [0, 11, 3, 700, 900, 0], [1, 11, 4, 650, 1000, 0]],
         "aicpu_tasks": [[0, 1, 0, 0], [0, 3, 0, 0], [1, 4, 0, 0]]})");
-    const deps::sidecar_tasks tasks = deps::read_perf_sidecar(path);
+    const deps::sidecar_tasks tasks = deps::read_perf_sidecar(path, false, /*run_times=*/true);
     REQUIRE(tasks.size() == 2);
     CHECK(tasks[0].first == 10);
     CHECK(tasks[0].second.start_us == doctest::Approx(0.0));
@@ -804,6 +804,11 @@ TEST_CASE("the records beside deps.json give each task when it ran") {
     CHECK(tasks[1].second.mixed);
     CHECK(tasks[1].second.start_us == doctest::Approx(11.0));
     CHECK(tasks[1].second.duration_us == doctest::Approx(7.0));
+    // Without run times (the text view) the same tasks, no times kept.
+    const deps::sidecar_tasks plain = deps::read_perf_sidecar(path);
+    REQUIRE(plain.size() == 2);
+    CHECK(plain[1].second.mixed);
+    CHECK(plain[1].second.duration_us == 0.0);
 }
 
 TEST_CASE("kernel families drop a block index and an aic/aiv suffix") {

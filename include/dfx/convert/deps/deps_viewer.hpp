@@ -95,7 +95,9 @@ inline int run_deps_viewer(const deps_viewer_options& opt) {
     // (a symlink that does not resolve is a sidecar that is there and broken)
     if (fs::exists(sidecar_path, ec) || fs::is_symlink(sidecar_path, ec))
         sidecar_read = std::async(std::launch::async,
-                                  [&sidecar_path, lenient = opt.lenient] { return read_perf_sidecar(sidecar_path, lenient); });
+                                  [&sidecar_path, lenient = opt.lenient, html = opt.html] {
+                                      return read_perf_sidecar(sidecar_path, lenient, /*run_times=*/html);  // the page's panel shows them
+                                  });
     deps_document doc =
         read_deps(input_path, load, sidecar_read.valid() ? reader_threads::one_thread : reader_threads::pipelined);
     if (doc.dropped_edges > 0)

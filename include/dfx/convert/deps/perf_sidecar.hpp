@@ -24,9 +24,10 @@
 namespace dfx::convert::deps {
 
 // The core type the swimlane reader gives one task: the core type of its
-// slices, or "mix" when its slices ran on cores of different types; and when
-// it ran: from its first slice's start to its last slice's end, in µs from
-// the first start of any task in the file (the HTML page's task panel shows it).
+// slices, or "mix" when its slices ran on cores of different types; and, when
+// asked for (run_times), when it ran: from its first slice's start to its
+// last slice's end, in µs from the first start of any task in the file (the
+// HTML page's task panel shows it; 0 otherwise).
 struct sidecar_task {
     std::string core_type;
     bool mixed = false;
@@ -44,8 +45,9 @@ namespace detail {
 class sidecar_join {
 public:
     // Takes the rows over, freeing each kind once it is converted (the peak is
-    // one kind held twice, not the whole file).
-    explicit sidecar_join(swimlane::records_file&& rf) {
+    // one kind held twice, not the whole file). `run_times`: keep each row's
+    // start and end too (16 bytes a row, only the HTML view shows them).
+    sidecar_join(swimlane::records_file&& rf, bool run_times) {
         if (rf.level && *rf.level >= INT64_MIN && *rf.level <= INT64_MAX) level_ = static_cast<std::int64_t>(*rf.level);
         if (rf.meta.clock_freq_hz >= INT64_MIN && rf.meta.clock_freq_hz <= INT64_MAX)
             clock_freq_ = static_cast<std::int64_t>(rf.meta.clock_freq_hz);
@@ -55,8 +57,11 @@ public:
         aicpu_orch_phases_ = !rf.orch.empty();
         core_types_ = rf.meta.core_types;
         aicore_.reserve(rf.aicore.size());
-        for (const swimlane::aicore_row& r : rf.aicore)
-            aicore_.push_back({static_cast<std::int64_t>(r.core), static_cast<std::int64_t>(r.reg), r.token, r.start, r.end});
+        if (run_times) row_span_.reserve(rf.aicore.size());
+        for (const swimlane::aicore_row& r : rf.aicore) {
+            aicore_.push_back({static_cast<std::int64_t>(r.core), static_cast<std::int64_t>(r.reg), r.token});
+            if (run_times) row_span_.emplace_back(r.start, r.end);
+        }
         std::vector<swimlane::aicore_row>().swap(rf.aicore);
         aicpu_.reserve(rf.aicpu.size());
         for (const swimlane::aicpu_row& r : rf.aicpu)
@@ -75,18 +80,20 @@ public:
         // One entry per task, in first-seen order; found through a flat index.
         static const std::string aiv = "aiv";  // the type of a core outside core_types
         sidecar_tasks out;
+        const bool run_times = !row_span_.empty();
         std::vector<std::pair<std::uint64_t, std::uint64_t>> span;  // per entry of out: first start, last end (cycles)
         id_index slot_of(aicpu_.empty() ? aicore_.size() : aicpu_.size());
-        auto add = [&](const aicore_row& row, std::int64_t core) {
+        auto add = [&](std::size_t row, std::int64_t core) {
             const std::string& type =
                 core >= 0 && static_cast<std::size_t>(core) < core_types_.size() ? core_types_[static_cast<std::size_t>(core)] : aiv;
-            const auto [slot, inserted] = slot_of.emplace(row.token, static_cast<std::uint32_t>(out.size()));
+            const auto [slot, inserted] = slot_of.emplace(aicore_[row].token, static_cast<std::uint32_t>(out.size()));
             if (inserted) {
-                out.emplace_back(row.token, sidecar_task{type, false});
-                span.emplace_back(row.start, row.end);
+                out.emplace_back(aicore_[row].token, sidecar_task{type, false});
+                if (run_times) span.push_back(row_span_[row]);
                 return;
             }
-            span[slot] = {std::min(span[slot].first, row.start), std::max(span[slot].second, row.end)};
+            if (run_times)
+                span[slot] = {std::min(span[slot].first, row_span_[row].first), std::max(span[slot].second, row_span_[row].second)};
             sidecar_task& known = out[slot].second;
             if (!type.empty() && known.core_type != type) {
                 if (known.core_type.empty()) known.core_type = type;
@@ -101,11 +108,12 @@ public:
                 row_of.insert(key_of(aicore_[r].core, aicore_[r].reg), static_cast<std::uint32_t>(r));
             for (const auto& [core, reg] : aicpu_) {
                 const std::uint32_t r = row_of.find(key_of(core, reg));
-                if (r != id_index::npos) add(aicore_[r], core);
+                if (r != id_index::npos) add(r, core);
             }
         } else if (*level_ == 1) {
-            for (const auto& r : aicore_) add(r, r.core);
+            for (std::size_t r = 0; r < aicore_.size(); ++r) add(r, aicore_[r].core);
         }
+        if (!run_times) return out;
         std::uint64_t origin = UINT64_MAX;
         for (const auto& [start, end] : span) origin = std::min(origin, start);
         const double us_per_cycle = 1e6 / static_cast<double>(*clock_freq_);
@@ -122,8 +130,6 @@ private:
         std::int64_t core;
         std::int64_t reg;
         std::uint64_t token;
-        std::uint64_t start;
-        std::uint64_t end;
     };
 
     static std::uint64_t key_of(std::int64_t core, std::int64_t reg) {
@@ -138,6 +144,7 @@ private:
     bool aicpu_orch_phases_ = false;
     std::vector<std::string> core_types_;
     std::vector<aicore_row> aicore_;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> row_span_;  // per AICore row: start, end; empty without run times
     std::vector<std::pair<std::int64_t, std::int64_t>> aicpu_;
 };
 
@@ -148,12 +155,13 @@ private:
 // records_reader, leniently as `dfx swimlane --lenient` reads it. Throws
 // input_error when it is unreadable or invalid; the viewer fails, or
 // leniently warns and goes on without it, as the reference does.
-inline sidecar_tasks read_perf_sidecar(const std::string& path, bool lenient = false) {
+inline sidecar_tasks read_perf_sidecar(const std::string& path, bool lenient = false, bool run_times = false) {
     const detail::sidecar_join r(swimlane::records_reader(path)
                                         .lenient(lenient)
                                         .tasks_only()
                                         .threads(reader_threads::one_thread)
-                                        .read());
+                                        .read(),
+                                 run_times);
     try {
         return r.finish();
     } catch (const input_error& e) {
