@@ -1,0 +1,62 @@
+// significance: when `dfx compare` calls a delta significant (docs/converters.md,
+// "dfx compare"). One run gives one sample of the makespan, but many samples
+// of each kernel's duration, so the rule depends on what the measure is:
+//
+//   spread     per-kernel exec / latency percentiles, head / tail overhead:
+//              |delta| > max(IQR of A, IQR of B, 2 % of A, 0.1 us). Tasks of
+//              one kernel in one run already differ by their interquartile
+//              range; a percentile that moved less than that is within what
+//              the same kernel does from task to task. The 2 % / 0.1 us floor
+//              keeps a kernel whose tasks all took the same time (IQR 0, or
+//              one task) from flagging a rounding-sized change.
+//   relative   makespan, critical path: |delta| > 5 % of A. Without repeats
+//              there is no spread to measure; 5 % is above the run-to-run
+//              spread of the same dfx-sim run (docs: max/min of 5 repeats)
+//              and below the changes a tuning step is worth making for.
+//   points     utilisation and PMU pipe shares (percentages): |delta| > 3
+//              percentage points, for the same reason as the makespan
+//              (one sample per run).
+//   ring       a ring's high water: the verdict changed (fits / at risk /
+//              full), or |delta| > 10 % of the capacity.
+//   exact      counts (tasks, edges, depth, a kernel's task count, graph
+//              changes): any change; they do not vary with timing.
+//
+//   const noise n = spread_noise(a_stats, b_stats, a_value);
+//   row.significant = is_significant(delta, n);
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "dfx/convert/report/scheduling.hpp"
+
+namespace dfx::convert::compare {
+
+inline constexpr double spread_relative_floor = 0.02;  // of A
+inline constexpr double spread_absolute_floor_us = 0.1;
+inline constexpr double relative_floor = 0.05;         // makespan, critical path
+inline constexpr double points_floor = 3.0;            // percentage points
+inline constexpr double ring_capacity_share = 0.10;    // of the ring's capacity
+
+// |delta| above `threshold` (the measure's unit) is significant; `basis`
+// names the rule for the table ("iqr", "5%", "3pt", "ring", "exact").
+struct noise {
+    double threshold = 0.0;
+    std::string basis;
+};
+
+inline noise spread_noise(const report::duration_stats& a, const report::duration_stats& b, double a_value) {
+    const double iqr = std::max(a.iqr(), b.iqr());
+    const double floor = std::max(spread_relative_floor * std::fabs(a_value), spread_absolute_floor_us);
+    return iqr >= floor ? noise{iqr, "iqr"} : noise{floor, "floor"};
+}
+
+inline noise relative_noise(double a_value) { return {relative_floor * std::fabs(a_value), "5%"}; }
+inline noise points_noise() { return {points_floor, "3pt"}; }
+inline noise ring_noise(double capacity) { return {ring_capacity_share * capacity, "ring"}; }
+inline noise exact_noise() { return {0.0, "exact"}; }
+
+inline bool is_significant(double delta, const noise& n) { return std::fabs(delta) > n.threshold; }
+
+}  // namespace dfx::convert::compare
