@@ -283,16 +283,17 @@ int main(int argc, char** argv) {
     }
     if (!slow_kernel.empty()) {
         const auto colon = slow_kernel.rfind(':');
-        const auto us = colon == std::string::npos ? std::nullopt : parse_u32(std::string_view(slow_kernel).substr(colon + 1));
+        std::uint32_t us = 0;
+        if (colon != std::string::npos) us = parse_u32(std::string_view(slow_kernel).substr(colon + 1)).value_or(0);
         const std::string name = colon == std::string::npos ? slow_kernel : slow_kernel.substr(0, colon);
         for (const auto& k : sim::kernel_table)
             if (k.name == name) chip.slow_kernel = static_cast<std::int32_t>(k.id);
         std::string names;
         for (const auto& k : sim::kernel_table) names += std::string(names.empty() ? "" : ", ") + std::string(k.name);
-        if (!us || *us < 1 || *us > 1000000 || chip.slow_kernel < 0)
+        if (us < 1 || us > 1000000 || chip.slow_kernel < 0)
             return usage_error("--slow-kernel: expected NAME:US with NAME one of " + names + " and US in [1, 1000000], got '" +
                                slow_kernel + "'");
-        chip.slow_extra_us = *us;
+        chip.slow_extra_us = us;
     }
     if (case_name.empty()) case_name = workload;
     if (two_pass && cfg.collectors.swimlane_level == 0)
