@@ -196,9 +196,12 @@ def test_sim_slow_kernel():
         r = row(rows, f"kernel:{other}.p50")
         if r["delta"] is not None and r["delta"] >= 300:
             fail(f"{other} moved as much as softmax: {r}")
-    mk = row(rows, "makespan")
-    if not mk["significant"] or mk["delta"] < 12 * 300:  # a chain: the 12 softmax tasks are in sequence
-        fail(f"makespan: {mk}")
+    # A chain: the 12 softmax tasks are in one sequence, so the critical path (the sum of the
+    # chain's exec times) grows by at least 12 x 300 us. The makespan is not asserted: on a loaded
+    # host dfx-sim's wake-ups move it by more than that from run to run (docs/converters.md).
+    cp = row(rows, "critical_path")
+    if not cp["significant"] or cp["delta"] < 12 * 300 * 0.95:
+        fail(f"critical path: {cp}")
     p = run([str(a), str(b), "--fail-if", "kernel:*.p50>+100us"])
     moved = p.stdout.split("Kernels that moved", 1)[-1].splitlines()
     if p.returncode != 3 or len(moved) < 2 or not moved[1].strip().startswith("softmax:"):
