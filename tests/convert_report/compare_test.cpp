@@ -127,6 +127,10 @@ TEST_CASE("significance: spread rule against the IQR and its floors, relative, p
     CHECK(flat.threshold == doctest::Approx(2.0));  // 2 % of 100 us
     CHECK(cmp::spread_noise(rep::stats_of({1}), rep::stats_of({1}), 1.0).threshold == doctest::Approx(0.1));
     CHECK(cmp::relative_noise(200.0).threshold == doctest::Approx(10.0));
+    CHECK(cmp::relative_noise(200.0).basis == "5%");
+    const cmp::noise wider = cmp::relative_noise(200.0, 0.2);  // --min-change 20
+    CHECK(wider.threshold == doctest::Approx(40.0));
+    CHECK(wider.basis == "20%");
     CHECK(cmp::points_noise().threshold == 3.0);
     CHECK(cmp::is_significant(1, cmp::exact_noise()));
     CHECK_FALSE(cmp::is_significant(0, cmp::exact_noise()));

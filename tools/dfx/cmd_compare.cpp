@@ -6,6 +6,7 @@
 //   dfx compare A B --format json|csv       the same rows, machine-readable
 //   dfx compare A B --format html [-o F]    B/dfx_compare.html (or F), the table on stdout
 //   dfx compare A B --fail-if 'makespan>+5%' --fail-if 'kernel:*.p50>+10%'
+//   dfx compare A B --min-change 20         makespan / critical path significant past 20 %
 //
 // Exit: 0 done; 1 an unreadable input; 2 a usage error (a missing
 // directory, a malformed or unknown --fail-if); 3 a --fail-if violated.
@@ -50,6 +51,7 @@ struct compare_args {
     std::string format;  // "" = text, or html when -o ends in .html
     std::string output;
     std::vector<std::string> fail_if;
+    double min_change_pct = cmp::relative_floor * 100;
 };
 
 bool ends_with(const std::string& s, std::string_view tail) {
@@ -118,7 +120,7 @@ void run(const compare_args& args) {
             only(label, "B", args.b);
             continue;
         }
-        auto unit_rows = cmp::compare_units(ma, it->second);
+        auto unit_rows = cmp::compare_units(ma, it->second, args.min_change_pct / 100);
         rows.insert(rows.end(), std::make_move_iterator(unit_rows.begin()), std::make_move_iterator(unit_rows.end()));
     }
     for (const auto& [label, mb] : b)
@@ -171,6 +173,9 @@ void add_compare(CLI::App& app) {
     cmd->add_option("--fail-if", a->fail_if,
                     "Exit 3 when MEASURE OP VALUE holds, e.g. 'makespan>+5%', 'kernel:*.p50>+10%' (repeatable)")
         ->allow_extra_args(false);
+    cmd->add_option("--min-change", a->min_change_pct,
+                    "Makespan and critical path: a change is significant past this % of A (default 5)")
+        ->check(CLI::Range(0.0, 1000.0));
     cmd->callback([a] { run(*a); });
 }
 

@@ -125,7 +125,9 @@ inline std::map<std::string, const report::kernel_row*> kernels_by_name(const st
 
 }  // namespace detail
 
-inline std::vector<compare_row> compare_units(const report::unit_measures& a, const report::unit_measures& b) {
+// `min_change`: the relative floor of the single-sample measures (significance.hpp).
+inline std::vector<compare_row> compare_units(const report::unit_measures& a, const report::unit_measures& b,
+                                              double min_change = relative_floor) {
     using detail::side_reason;
     detail::row_builder out{b.unit.label, {}};
     const side_reason rec{detail::records_reason(a), detail::records_reason(b)};
@@ -133,7 +135,7 @@ inline std::vector<compare_row> compare_units(const report::unit_measures& a, co
         if (m.utilisation) return m.utilisation->makespan_us;
         return std::nullopt;
     };
-    out.add("makespan", "us", makespan(a), makespan(b), rec, relative_noise(makespan(a).value_or(0)));
+    out.add("makespan", "us", makespan(a), makespan(b), rec, relative_noise(makespan(a).value_or(0), min_change));
 
     // The static critical path needs deps.json and the records' durations.
     const auto cp = [](const report::unit_measures& m) -> std::optional<double> {
@@ -144,7 +146,7 @@ inline std::vector<compare_row> compare_units(const report::unit_measures& a, co
         if (!m.found.deps) return detail::missing_text(report::deps_missing);
         return detail::records_reason(m);
     };
-    out.add("critical_path", "us", cp(a), cp(b), {cp_reason(a), cp_reason(b)}, relative_noise(cp(a).value_or(0)));
+    out.add("critical_path", "us", cp(a), cp(b), {cp_reason(a), cp_reason(b)}, relative_noise(cp(a).value_or(0), min_change));
 
     const auto util = [](const report::unit_measures& m) -> std::optional<double> {
         if (m.utilisation) return m.utilisation->mean_utilisation * 100;

@@ -9,10 +9,11 @@
 //              the same kernel does from task to task. The 2 % / 0.1 us floor
 //              keeps a kernel whose tasks all took the same time (IQR 0, or
 //              one task) from flagging a rounding-sized change.
-//   relative   makespan, critical path: |delta| > 5 % of A. Without repeats
-//              there is no spread to measure; 5 % is above the run-to-run
-//              spread of the same dfx-sim run (docs: max/min of 5 repeats)
-//              and below the changes a tuning step is worth making for.
+//   relative   makespan, critical path: |delta| > 5 % of A (--min-change).
+//              One run is one sample: there is no spread to measure, so this
+//              is a floor on what a tuning step is worth acting on. It is not
+//              a noise estimate: repeats of one dfx-sim run on a loaded host
+//              differ by far more (docs/converters.md); raise it there.
 //   points     utilisation and PMU pipe shares (percentages): |delta| > 3
 //              percentage points, for the same reason as the makespan
 //              (one sample per run).
@@ -29,13 +30,15 @@
 #include <cmath>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "dfx/convert/report/scheduling.hpp"
 
 namespace dfx::convert::compare {
 
 inline constexpr double spread_relative_floor = 0.02;  // of A
 inline constexpr double spread_absolute_floor_us = 0.1;
-inline constexpr double relative_floor = 0.05;         // makespan, critical path
+inline constexpr double relative_floor = 0.05;         // makespan, critical path (--min-change)
 inline constexpr double points_floor = 3.0;            // percentage points
 inline constexpr double ring_capacity_share = 0.10;    // of the ring's capacity
 
@@ -52,7 +55,10 @@ inline noise spread_noise(const report::duration_stats& a, const report::duratio
     return iqr >= floor ? noise{iqr, "iqr"} : noise{floor, "floor"};
 }
 
-inline noise relative_noise(double a_value) { return {relative_floor * std::fabs(a_value), "5%"}; }
+// `floor` is a fraction of A: `dfx compare --min-change PCT` sets it (default 5 %).
+inline noise relative_noise(double a_value, double floor = relative_floor) {
+    return {floor * std::fabs(a_value), fmt::format("{:g}%", floor * 100)};
+}
 inline noise points_noise() { return {points_floor, "3pt"}; }
 inline noise ring_noise(double capacity) { return {ring_capacity_share * capacity, "ring"}; }
 inline noise exact_noise() { return {0.0, "exact"}; }
