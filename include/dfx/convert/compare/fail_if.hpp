@@ -130,6 +130,11 @@ inline fail_condition parse_fail_if(const std::string& text) {
 namespace detail {
 
 inline std::string signed_text(double v) { return fmt::format("{:+.4g}", v); }
+// "us" and "%" stick to the number, a word unit does not ("96 slots").
+inline std::string unit_suffix(const std::string& unit) {
+    if (unit.empty() || unit == "us" || unit == "%" || unit == "pt") return unit;
+    return " " + unit;
+}
 
 }  // namespace detail
 
@@ -159,12 +164,12 @@ inline std::vector<fail_verdict> evaluate(const fail_condition& c, const std::ve
         if (c.kind == fail_kind::value) {
             if (r.b) {
                 x = *r.b;
-                shown = fmt::format("{:.4g}{}", *x, r.unit == "%" ? "%" : r.unit);
+                shown = fmt::format("{:.4g}{}", *x, detail::unit_suffix(r.unit));
             }
         } else if (r.both()) {
             if (c.kind == fail_kind::delta) {
                 x = *r.b - *r.a;
-                shown = detail::signed_text(*x) + (r.unit == "%" ? "pt" : r.unit);
+                shown = detail::signed_text(*x) + detail::unit_suffix(r.unit == "%" ? "pt" : r.unit);
             } else if (*r.a != 0) {
                 x = (*r.b - *r.a) / std::fabs(*r.a) * 100;
                 shown = detail::signed_text(*x) + "%";
