@@ -190,7 +190,9 @@ def test_sim_slow_kernel():
     b = sim(w / "slow", *flags, "--slow-kernel", "softmax:300")
     rows = rows_of([str(a), str(b)])
     k = row(rows, "kernel:softmax.p50")
-    if not k["significant"] or k["delta"] < 300:
+    # B's tasks each spin 300 us inside [start, end); the kernel itself is a few us and varies
+    # between runs, so the delta is 300 us give or take A's own p50.
+    if not k["significant"] or k["b"] < 300 or k["delta"] < 0.9 * 300:
         fail(f"softmax p50: {k}")
     for other in ("matmul", "add", "scale_bias"):
         r = row(rows, f"kernel:{other}.p50")
