@@ -25,7 +25,8 @@ namespace dfx::convert::compare {
 namespace html_detail {
 
 inline constexpr const char* compare_style = R"(
-tr.sig td{background:#fef3c7}tr.absent td{color:#666}td.note{text-align:left}
+tr.sig td{background:#fef3c7}tr.absent td{color:#666}
+table.cmp td:nth-child(-n+3),table.cmp td:nth-child(8),table.cmp td:nth-child(n+10),table.cmp th{text-align:left}
 svg .up{fill:#dc2626}svg .down{fill:#059669}
 )";
 
@@ -91,7 +92,7 @@ inline std::string render_compare_html(const std::string& a_dir, const std::stri
             o += fmt::format("<li>{}: {}</li>", v.violated ? "<b>VIOLATED</b>" : "ok", html_escape(v.why));
         o += "</ul>\n";
     }
-    o += "<h2>All measures</h2>\n<table><tr><th>section</th><th>measure</th><th>unit</th><th>A</th><th>B</th><th>delta</th>"
+    o += "<h2>All measures</h2>\n<table class=\"cmp\"><tr><th>section</th><th>measure</th><th>unit</th><th>A</th><th>B</th><th>delta</th>"
          "<th>ratio</th><th>sig</th><th>threshold</th><th>basis</th><th>note</th></tr>\n";
     for (const auto& r : rows) {
         o += fmt::format(R"(<tr class="{}">)", r.significant ? "sig" : (r.both() ? "" : "absent"));
@@ -100,7 +101,7 @@ inline std::string render_compare_html(const std::string& a_dir, const std::stri
               ratio_text(r.ratio()), sig_text(r), r.both() ? value_text(r.rule.threshold, r.unit) : std::string("-"),
               r.both() ? r.rule.basis : std::string("-")})
             o += "<td>" + html_escape(cell) + "</td>";
-        o += "<td class=\"note\">" + html_escape(note_text(r)) + "</td></tr>\n";
+        o += "<td>" + html_escape(note_text(r)) + "</td></tr>\n";
     }
     o += "</table>\n<p class=\"muted\">sig: SIG when |delta| exceeds the row's threshold; basis iqr = the larger "
          "interquartile range of the two runs' tasks, floor = 2% of A or 0.1 us, N% = that share of A (--min-change), 3pt = percentage points, "
