@@ -17,10 +17,10 @@
 #include <cstddef>
 #include <cstdio>
 #include <filesystem>
-#include <map>
 #include <memory>
 #include <string>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -68,18 +68,27 @@ void write_out(const std::string& path, const std::string& text) {
     out.commit();
 }
 
-// The measured sections of one side, by label; a directory without any
-// artefact in any section is not a dfx_outputs directory.
-std::map<std::string, rep::unit_measures> measure_side(const std::string& dir, const char* side) {
+// The measured sections of one side, in run_units_of's order ("." first,
+// ranks by name, dispatches by number); a directory without any artefact
+// in any section is not a dfx_outputs directory.
+using side_units = std::vector<std::pair<std::string, rep::unit_measures>>;
+
+const rep::unit_measures* find_section(const side_units& units, const std::string& label) {
+    for (const auto& [l, m] : units)
+        if (l == label) return &m;
+    return nullptr;
+}
+
+side_units measure_side(const std::string& dir, const char* side) {
     namespace fs = std::filesystem;
     std::error_code ec;
     if (!fs::exists(dir, ec)) throw usage_error(fmt::format("{} {}: no such directory", side, dir));
     if (!fs::is_directory(dir, ec))
         throw usage_error(fmt::format("{} {}: not a directory (dfx compare reads two dfx_outputs directories)", side, dir));
-    std::map<std::string, rep::unit_measures> out;
+    side_units out;
     for (const rep::run_unit& u : rep::run_units_of(dir)) {
         if (!rep::find_artefacts(u.dir).any()) continue;
-        out.emplace(u.label, rep::measure_unit(u, stderr, 120, /*keep_deps=*/true));
+        out.emplace_back(u.label, rep::measure_unit(u, stderr, 120, /*keep_deps=*/true));
     }
     if (out.empty()) {
         std::string flags;
@@ -115,16 +124,16 @@ void run(const compare_args& args) {
         rows.push_back(std::move(r));
     };
     for (const auto& [label, ma] : a) {
-        const auto it = b.find(label);
-        if (it == b.end()) {
+        const rep::unit_measures* mb = find_section(b, label);
+        if (!mb) {
             only(label, "B", args.b);
             continue;
         }
-        auto unit_rows = cmp::compare_units(ma, it->second, args.min_change_pct / 100);
+        auto unit_rows = cmp::compare_units(ma, *mb, args.min_change_pct / 100);
         rows.insert(rows.end(), std::make_move_iterator(unit_rows.begin()), std::make_move_iterator(unit_rows.end()));
     }
     for (const auto& [label, mb] : b)
-        if (!a.count(label)) only(label, "A", args.a);
+        if (!find_section(a, label)) only(label, "A", args.a);
 
     std::vector<cmp::fail_verdict> verdicts;
     for (const auto& c : conditions) {
