@@ -198,11 +198,12 @@ def test_sim_slow_kernel():
         r = row(rows, f"kernel:{other}.p50")
         if r["delta"] is not None and r["delta"] >= 300:
             fail(f"{other} moved as much as softmax: {r}")
-    # A chain: the 12 softmax tasks are in one sequence, so the critical path (the sum of the
-    # chain's exec times) grows by at least 12 x 300 us. The makespan is not asserted: on a loaded
-    # host dfx-sim's wake-ups move it by more than that from run to run (docs/converters.md).
+    # A chain: the 12 softmax tasks are in one sequence, so B's critical path (the sum of the
+    # chain's exec times) holds at least 12 x 300 us. A's is asserted only to be below it: a task
+    # preempted on a loaded host inflates A's too (seen: 858 us instead of ~120). The makespan is
+    # not asserted: dfx-sim's wake-ups move it more than that from run to run (docs/converters.md).
     cp = row(rows, "critical_path")
-    if not cp["significant"] or cp["delta"] < 12 * 300 * 0.95:
+    if not cp["significant"] or cp["b"] < 12 * 300 or cp["delta"] <= 0:
         fail(f"critical path: {cp}")
     p = run([str(a), str(b), "--fail-if", "kernel:*.p50>+100us"])
     moved = p.stdout.split("Kernels that moved", 1)[-1].splitlines()
