@@ -122,6 +122,14 @@ TEST_CASE("significance: spread rule against the IQR and its floors, relative, p
     CHECK(n.threshold == doctest::Approx(3.0));
     CHECK_FALSE(cmp::is_significant(2.9, n));
     CHECK(cmp::is_significant(-3.1, n));
+    // B widened by preempted tasks (IQR 600) but its middle half is far above A's: a shift.
+    const cmp::noise shifted = cmp::spread_noise(rep::stats_of({1, 1, 1, 1}), rep::stats_of({300, 300, 301, 900, 900}), 1.0, true);
+    CHECK(shifted.basis == "boxes");
+    CHECK(shifted.threshold == doctest::Approx(600.0));
+    CHECK(cmp::is_significant(300.0, shifted));
+    CHECK_FALSE(cmp::is_significant(0.05, shifted));  // still not below the floor
+    // A p90 row: the boxes say nothing about the tail.
+    CHECK_FALSE(cmp::spread_noise(rep::stats_of({1, 1, 1, 1}), rep::stats_of({300, 300, 301, 900, 900}), 1.0).apart);
     const cmp::noise flat = cmp::spread_noise(rep::stats_of({100}), rep::stats_of({100}), 100.0);
     CHECK(flat.basis == "floor");
     CHECK(flat.threshold == doctest::Approx(2.0));  // 2 % of 100 us

@@ -104,7 +104,7 @@ inline std::string render_compare_html(const std::string& a_dir, const std::stri
         o += "<td>" + html_escape(note_text(r)) + "</td></tr>\n";
     }
     o += "</table>\n<p class=\"muted\">sig: SIG when |delta| exceeds the row's threshold; basis iqr = the larger "
-         "interquartile range of the two runs' tasks, floor = 2% of A or 0.1 us, N% = that share of A (--min-change), 3pt = percentage points, "
+         "interquartile range of the two runs' tasks, floor = 2% of A or 0.1 us, boxes = the runs' [p25, p75] apart and past the floor, N% = that share of A (--min-change), 3pt = percentage points, "
          "ring = verdict change or 10% of capacity, exact = any change.</p>\n</body></html>\n";
     return o;
 }

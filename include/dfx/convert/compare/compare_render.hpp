@@ -121,7 +121,7 @@ inline std::string render_compare_text(const std::string& a_dir, const std::stri
     std::size_t significant = 0;
     for (const auto& r : rows) significant += r.significant ? 1 : 0;
     o += fmt::format("\n{} significant change{} (sig: SIG past the row's threshold; basis iqr = the larger interquartile "
-                     "range of the two runs, floor = 2% of A or 0.1 us, N% = that share of A (--min-change), 3pt = percentage points, ring = verdict "
+                     "range of the two runs, floor = 2% of A or 0.1 us, boxes = the runs' [p25, p75] apart and past the floor, N% = that share of A (--min-change), 3pt = percentage points, ring = verdict "
                      "change or 10% of capacity, exact = any change)\n",
                      significant, significant == 1 ? "" : "s");
     const auto moves = kernel_moves(rows);

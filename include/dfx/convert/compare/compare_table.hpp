@@ -163,7 +163,7 @@ inline std::vector<compare_row> compare_units(const report::unit_measures& a, co
                 if (!s) return std::nullopt;
                 return p90 ? s->p90 : s->median;
             };
-            const noise n = sa && sb ? spread_noise(*sa, *sb, *pick(sa)) : noise{};
+            const noise n = sa && sb ? spread_noise(*sa, *sb, *pick(sa), !p90) : noise{};
             out.add(fmt::format("{}.{}", name, p90 ? "p90" : "p50"), "us", pick(sa), pick(sb), l2, n);
         }
     };
@@ -204,7 +204,7 @@ inline std::vector<compare_row> compare_units(const report::unit_measures& a, co
                 if (ra && !sa) w.a = detail::level2_reason(a);
                 if (rb && !sb) w.b = detail::level2_reason(b);
             }
-            const noise n = sa && sb ? spread_noise(*sa, *sb, *value(sa)) : noise{};
+            const noise n = sa && sb ? spread_noise(*sa, *sb, *value(sa), !p90) : noise{};
             out.add(fmt::format("kernel:{}.{}", name, suffix), "us", value(sa), value(sb), w, n);
         };
         stat("p50", false, false);

@@ -3,12 +3,16 @@
 // of each kernel's duration, so the rule depends on what the measure is:
 //
 //   spread     per-kernel exec / latency percentiles, head / tail overhead:
-//              |delta| > max(IQR of A, IQR of B, 2 % of A, 0.1 us). Tasks of
-//              one kernel in one run already differ by their interquartile
-//              range; a percentile that moved less than that is within what
-//              the same kernel does from task to task. The 2 % / 0.1 us floor
-//              keeps a kernel whose tasks all took the same time (IQR 0, or
-//              one task) from flagging a rounding-sized change.
+//              |delta| > max(IQR of A, IQR of B, 2 % of A, 0.1 us), or (p50
+//              rows) the two runs' interquartile boxes [p25, p75] do not
+//              overlap and |delta| > the floor. Tasks of one kernel in one run already
+//              differ by their interquartile range; a percentile that moved
+//              less than that is within what the same kernel does from task
+//              to task, unless the middle halves of the two runs are apart
+//              (a shift, with one run's spread widened by a few preempted
+//              tasks). The 2 % / 0.1 us floor keeps a kernel whose tasks all
+//              took the same time (IQR 0, or one task) from flagging a
+//              rounding-sized change.
 //   relative   makespan, critical path: |delta| > 5 % of A (--min-change).
 //              One run is one sample: there is no spread to measure, so this
 //              is a floor on what a tuning step is worth acting on. It is not
@@ -43,16 +47,22 @@ inline constexpr double points_floor = 3.0;            // percentage points
 inline constexpr double ring_capacity_share = 0.10;    // of the ring's capacity
 
 // |delta| above `threshold` (the measure's unit) is significant; `basis`
-// names the rule for the table ("iqr", "5%", "3pt", "ring", "exact").
+// names the rule for the table ("iqr", "floor", "boxes", "5%", "3pt", "ring", "exact").
 struct noise {
     double threshold = 0.0;
     std::string basis;
+    double floor = 0.0;  // spread rule: the smallest delta that counts when the boxes are apart
+    bool apart = false;  // spread rule: the runs' [p25, p75] do not overlap
 };
 
-inline noise spread_noise(const report::duration_stats& a, const report::duration_stats& b, double a_value) {
+// `median`: the row is a p50, which the boxes speak for (a p90 is not).
+inline noise spread_noise(const report::duration_stats& a, const report::duration_stats& b, double a_value,
+                          bool median = false) {
     const double iqr = std::max(a.iqr(), b.iqr());
     const double floor = std::max(spread_relative_floor * std::fabs(a_value), spread_absolute_floor_us);
-    return iqr >= floor ? noise{iqr, "iqr"} : noise{floor, "floor"};
+    const bool apart = median && (a.p75 < b.p25 || b.p75 < a.p25);
+    if (apart) return {std::max(iqr, floor), "boxes", floor, true};
+    return iqr >= floor ? noise{iqr, "iqr", floor, false} : noise{floor, "floor", floor, false};
 }
 
 // `floor` is a fraction of A: `dfx compare --min-change PCT` sets it (default 5 %).
@@ -63,6 +73,8 @@ inline noise points_noise() { return {points_floor, "3pt"}; }
 inline noise ring_noise(double capacity) { return {ring_capacity_share * capacity, "ring"}; }
 inline noise exact_noise() { return {0.0, "exact"}; }
 
-inline bool is_significant(double delta, const noise& n) { return std::fabs(delta) > n.threshold; }
+inline bool is_significant(double delta, const noise& n) {
+    return std::fabs(delta) > n.threshold || (n.apart && std::fabs(delta) > n.floor);
+}
 
 }  // namespace dfx::convert::compare
