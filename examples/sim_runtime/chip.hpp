@@ -140,6 +140,11 @@ struct chip_options {
     std::uint32_t scheduler_threads = 2;
     std::array<ring_capacity, ring_count> rings{};
     std::int32_t tensormap_capacity = 4096;  // reported to scope stats; the map itself grows
+    // --slow-kernel NAME:US: every task of that kernel (a func id, -1: none)
+    // spins this long after its kernel, inside its [start, end): a known
+    // slowdown for `dfx compare` to attribute.
+    std::int32_t slow_kernel = -1;
+    std::uint32_t slow_extra_us = 0;
 };
 
 // What the orchestrator waited for.

@@ -2,7 +2,7 @@
 //
 //   dfx-sim [--workload chain|fanout|spmd|paged_attention] [--work-dir DIR] [--case NAME]
 //           [--aicore-num AIC,AIV|TOTAL] [--aicpu-thread-num N] [--chips N] [--seed S]
-//           [--two-pass] [run-config flags: --enable-chip-swimlane, --chip-swimlane-level N,
+//           [--two-pass] [--slow-kernel NAME:US] [run-config flags: --enable-chip-swimlane, --chip-swimlane-level N,
 //           --enable-dep-gen, --enable-scope-stats, --ring-task-window ..., ...]
 //
 // One chip (L2): the artefacts go to <work_dir>/dfx_outputs/. Several chips
@@ -218,6 +218,7 @@ int main(int argc, char** argv) {
     unsigned chips = 1;
     std::string seed_text = "1";
     bool two_pass = false, graph_pass = false, fail_graph_pass = false;
+    std::string slow_kernel;
     const char* group = "Simulated chip";
     app.add_option("--workload", workload, "What to run (default paged_attention)")
         ->check(CLI::IsMember({"chain", "fanout", "spmd", "paged_attention"}))
@@ -235,6 +236,9 @@ int main(int argc, char** argv) {
         ->group(group);
     app.add_flag("--two-pass", two_pass,
                  "Graph pass (dep_gen only) then timing pass (dep_gen off), both into the same dfx_outputs")
+        ->group(group);
+    app.add_option("--slow-kernel", slow_kernel, "Make one kernel slower: every task of NAME spins US more microseconds")
+        ->type_name("NAME:US")
         ->group(group);
     // Hidden: the two-pass child, its failure injection, and the tests' view of the chip's own graph.
     app.add_flag("--graph-pass", graph_pass)->group("");
@@ -276,6 +280,20 @@ int main(int argc, char** argv) {
         if (cfg.rings.task_window && (*cfg.rings.task_window)[i]) ring.task_window = static_cast<std::uint32_t>((*cfg.rings.task_window)[i]);
         if (cfg.rings.heap && (*cfg.rings.heap)[i]) ring.heap_bytes = (*cfg.rings.heap)[i];
         if (cfg.rings.dep_pool && (*cfg.rings.dep_pool)[i]) ring.dep_pool = static_cast<std::uint32_t>((*cfg.rings.dep_pool)[i]);
+    }
+    if (!slow_kernel.empty()) {
+        const auto colon = slow_kernel.rfind(':');
+        std::uint32_t us = 0;
+        if (colon != std::string::npos) us = parse_u32(std::string_view(slow_kernel).substr(colon + 1)).value_or(0);
+        const std::string name = colon == std::string::npos ? slow_kernel : slow_kernel.substr(0, colon);
+        for (const auto& k : sim::kernel_table)
+            if (k.name == name) chip.slow_kernel = static_cast<std::int32_t>(k.id);
+        std::string names;
+        for (const auto& k : sim::kernel_table) names += std::string(names.empty() ? "" : ", ") + std::string(k.name);
+        if (us < 1 || us > 1000000 || chip.slow_kernel < 0)
+            return usage_error("--slow-kernel: expected NAME:US with NAME one of " + names + " and US in [1, 1000000], got '" +
+                               slow_kernel + "'");
+        chip.slow_extra_us = us;
     }
     if (case_name.empty()) case_name = workload;
     if (two_pass && cfg.collectors.swimlane_level == 0)

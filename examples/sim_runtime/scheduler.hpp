@@ -9,6 +9,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <vector>
 
@@ -142,6 +143,10 @@ void run_worker(chip& c, View& view, core_state& core) {
         view.started();
         view.pmu_begin();
         t.kernel->run(call);
+        if (static_cast<std::int32_t>(t.kernel->id) == c.options().slow_kernel) {
+            const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(c.options().slow_extra_us);
+            while (std::chrono::steady_clock::now() < until) cpu_relax();
+        }
         view.pmu_end(t.id, static_cast<std::uint32_t>(t.kernel->id), core.type);
         view.ended();
         core.finished.store(token, std::memory_order_release);

@@ -467,6 +467,9 @@ TEST_CASE("flag errors name the flag and exit 2") {
         {{"--enable-chip-swimlane=5"}, "--enable-chip-swimlane: takes no value"},
         {{"--enable-dep-gen=0"}, "--enable-dep-gen: takes no value"},
         {{"--chip-swimlane-level", ""}, "--chip-swimlane-level"},
+        {{"--slow-kernel", "softmax"}, "--slow-kernel: expected NAME:US"},
+        {{"--slow-kernel", "nosuch:5"}, "--slow-kernel: expected NAME:US"},
+        {{"--slow-kernel", "softmax:0"}, "--slow-kernel: expected NAME:US"},
     };
     int i = 0;
     for (const auto& flag_case : cases) {

@@ -18,5 +18,6 @@ void add_pmu(CLI::App& app);             // dfx pmu
 void add_scope_stats(CLI::App& app);     // dfx scope-stats (alias scope_stats_plot)
 void add_all(CLI::App& app);             // dfx all
 void add_report(CLI::App& app);          // dfx report
+void add_compare(CLI::App& app);         // dfx compare
 
 }  // namespace dfx::cli

@@ -73,6 +73,7 @@ int main(int argc, char** argv) {
     dfx::cli::add_scope_stats(app);
     dfx::cli::add_all(app);
     dfx::cli::add_report(app);
+    dfx::cli::add_compare(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -39,6 +39,9 @@ inline constexpr std::string_view scope_stats_report_file = "scope_stats.html";
 // dfx report --format html: the self-contained page, in the directory
 // reported on unless -o names another.
 inline constexpr std::string_view report_page_file = "dfx_report.html";
+// dfx compare A B --format html: the self-contained page, in B unless -o
+// names another file.
+inline constexpr std::string_view compare_page_file = "dfx_compare.html";
 // dfx all, in its scratch directory: the empty name map an L3 dispatch whose
 // program cannot be resolved is labelled with.
 inline constexpr std::string_view anonymous_name_map_file = "anonymous_name_map.json";

@@ -3,7 +3,10 @@
 //
 //   pickup gap  start - dispatch per task row: the time between the
 //               scheduler handing a task over and the core starting it
-//               (level >= 2, where dispatch times exist);
+//               (level >= 2, where dispatch times exist): the head overhead
+//               of the swimlane statistics;
+//   tail        finish - end per task row: the core done, the scheduler not
+//               yet (the swimlane statistics' tail overhead, level >= 2);
 //   verdict     the sched-overhead model's Part 1 (swimlane/overhead_model.hpp):
 //               the share of the makespan where a core is idle while a
 //               ready task of its type waits for dispatch, classified with
@@ -35,6 +38,9 @@ inline constexpr int verdict_level = 3;
 struct duration_stats {
     std::size_t count = 0;
     double total = 0.0, mean = 0.0, median = 0.0, p90 = 0.0, min = 0.0, max = 0.0;
+    double p25 = 0.0, p75 = 0.0;  // quartiles: p75 - p25 is the spread `dfx compare` calls noise
+
+    [[nodiscard]] double iqr() const { return p75 - p25; }
 };
 
 inline duration_stats stats_of(std::vector<double> v) {
@@ -47,6 +53,8 @@ inline duration_stats stats_of(std::vector<double> v) {
     const std::size_t n = v.size();
     s.median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
     s.p90 = v[std::min(n * 9 / 10, n - 1)];
+    s.p25 = v[n / 4];
+    s.p75 = v[std::min(n * 3 / 4, n - 1)];
     s.min = v.front();
     s.max = v.back();
     return s;
@@ -60,6 +68,7 @@ struct sched_verdict {
 
 struct scheduling {
     std::optional<duration_stats> pickup;   // level >= 2
+    std::optional<duration_stats> tail;     // level >= 2
     std::optional<sched_verdict> verdict;   // level >= 3 and deps.json
     std::optional<double> path_sched_us;    // waits on the observed critical path (deps.json)
     std::size_t path_hops = 0;
@@ -69,11 +78,16 @@ inline scheduling measure_scheduling(const swimlane::perf_data& pd, const swimla
     scheduling s;
     if (pd.tasks.empty()) return s;
     if (pd.level >= pickup_gap_level) {
-        std::vector<double> gaps;
+        std::vector<double> gaps, tails;
         gaps.reserve(pd.tasks.size());
-        for (const auto& t : pd.tasks)
-            if (t.joined) gaps.push_back(std::max(0.0, t.start_us - t.dispatch_us));
+        tails.reserve(pd.tasks.size());
+        for (const auto& t : pd.tasks) {
+            if (!t.joined) continue;
+            gaps.push_back(std::max(0.0, t.start_us - t.dispatch_us));
+            tails.push_back(std::max(0.0, t.finish_us - t.end_us));
+        }
         if (!gaps.empty()) s.pickup = stats_of(std::move(gaps));
+        if (!tails.empty()) s.tail = stats_of(std::move(tails));
     }
     if (!deps.has_edges()) return s;
     // The window sched-overhead uses (first start -> last end).

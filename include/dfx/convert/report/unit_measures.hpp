@@ -7,9 +7,11 @@
 // measures empty and is listed with the flag that produces it.
 //
 //   const unit_measures m = measure_unit(unit, stderr);
+//   const unit_measures m = measure_unit(unit, stderr, 120, /*keep_deps=*/true);  // m.deps: the graph
 #pragma once
 
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,9 +45,12 @@ struct unit_measures {
     std::optional<ring_report> rings;
     std::vector<kernel_pipes> pipes;  // every kernel in pmu.csv, by total cycles
     bool pmu_present = false;
+    // deps.json as read, kept only when asked (`dfx compare` diffs the graphs).
+    std::shared_ptr<const swimlane::deps_graph> deps;
 };
 
-inline unit_measures measure_unit(const run_unit& unit, std::FILE* warnings = stderr, std::size_t timeline_bins = 120) {
+inline unit_measures measure_unit(const run_unit& unit, std::FILE* warnings = stderr, std::size_t timeline_bins = 120,
+                                  bool keep_deps = false) {
     unit_measures m;
     m.unit = unit;
     m.found = find_artefacts(unit.dir);
@@ -76,6 +81,7 @@ inline unit_measures measure_unit(const run_unit& unit, std::FILE* warnings = st
         m.pmu_present = true;
         m.pipes = pipe_limits(pmu::summarize_pmu_csv(*m.found.pmu), names);
     }
+    if (keep_deps && m.found.deps) m.deps = std::make_shared<const swimlane::deps_graph>(std::move(deps));
     return m;
 }
 
