@@ -88,7 +88,8 @@ std::size_t lines_of(const fs::path& file) {
 }  // namespace
 
 TEST_CASE("stream: 2000 tasks with every collector at its highest level, artefacts counted") {
-    constexpr std::uint64_t tasks = 2000, per_round = 5, rounds = tasks / per_round;  // 4 lanes + 1 reduce
+    // 4 streams, each in steps of 4 lanes + 1 reduce; a round (scope) is one step of each.
+    constexpr std::uint64_t tasks = 2000, streams = 4, steps = tasks / 5, rounds = steps / streams;
     const stream_run r = run_stream("all", {"--workload", "stream", "--tasks", std::to_string(tasks),
                                             "--chip-swimlane-level", "4", "--enable-dep-gen", "--enable-scope-stats",
                                             "--dump-args", "2", "--enable-pmu", "4"});
@@ -102,15 +103,16 @@ TEST_CASE("stream: 2000 tasks with every collector at its highest level, artefac
     for (const char* c : {"chip swimlane", "dep_gen", "scope stats", "args dump", "PMU"}) CHECK(produced_of(r.out, c) > 0);
     CHECK(produced_of(r.out, "dep_gen") == tasks * 3);  // per task: submit, and its tensor-argument records
 
-    // deps.json: every task, and the edges the rounds imply: round 0's reduce
-    // waits on its 4 lanes; every later lane on the last reduce (its input)
-    // and on its own previous write (INOUT), every later reduce on its 4
-    // lanes and on the previous reduce (INOUT on the state).
+    // deps.json: every task, and the edges the steps imply: a stream's first
+    // reduce waits on its 4 lanes; every later lane on its stream's last
+    // reduce (its input) and on its own previous write (INOUT), every later
+    // reduce on its 4 lanes and on the previous reduce (INOUT on the state).
     simdjson::dom::parser parser;
     simdjson::dom::element deps = parser.load((r.outputs / "deps.json").string());
     CHECK(simdjson::dom::array(deps["tasks"]).size() == tasks);
-    CHECK(simdjson::dom::array(deps["edges"]).size() == 4 + (rounds - 1) * (4 * 2 + 4 + 1));
-    CHECK(has(r.out, "dependencies: " + std::to_string(4 + (rounds - 1) * 13) + " inferred"));
+    constexpr std::uint64_t edges = streams * 4 + (steps - streams) * (4 * 2 + 4 + 1);
+    CHECK(simdjson::dom::array(deps["edges"]).size() == edges);
+    CHECK(has(r.out, "dependencies: " + std::to_string(edges) + " inferred"));
 
     // Level 4: one AICore row, one AICPU row and one orchestrator submit per task.
     simdjson::dom::parser records_parser;
