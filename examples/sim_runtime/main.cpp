@@ -1,6 +1,6 @@
 // dfx-sim: the simulated chip, dfxkit's main demo and end-to-end test bed.
 //
-//   dfx-sim [--workload chain|fanout|spmd|paged_attention] [--work-dir DIR] [--case NAME]
+//   dfx-sim [--workload chain|fanout|spmd|paged_attention|stream] [--tasks N] [--work-dir DIR] [--case NAME]
 //           [--aicore-num AIC,AIV|TOTAL] [--aicpu-thread-num N] [--chips N] [--seed S]
 //           [--two-pass] [--slow-kernel NAME:US] [run-config flags: --enable-chip-swimlane, --chip-swimlane-level N,
 //           --enable-dep-gen, --enable-scope-stats, --ring-task-window ..., ...]
@@ -216,12 +216,15 @@ int main(int argc, char** argv) {
     dfx::add_run_config_flags(app, flags);
     std::string workload = "paged_attention", work_dir = "./dfx_work", case_name, aicore = "2,4", sim_graph;
     unsigned chips = 1;
-    std::string seed_text = "1";
+    std::string seed_text = "1", tasks_text;
     bool two_pass = false, graph_pass = false, fail_graph_pass = false;
     std::string slow_kernel;
     const char* group = "Simulated chip";
     app.add_option("--workload", workload, "What to run (default paged_attention)")
-        ->check(CLI::IsMember({"chain", "fanout", "spmd", "paged_attention"}))
+        ->check(CLI::IsMember({"chain", "fanout", "spmd", "paged_attention", "stream"}))
+        ->group(group);
+    app.add_option("--tasks", tasks_text, "Tasks of --workload stream, in [1, 10000000] (default 100000)")
+        ->type_name("N")
         ->group(group);
     app.add_option("--work-dir", work_dir, "Artefacts go to <work-dir>/dfx_outputs/ (default ./dfx_work)")->group(group);
     app.add_option("--case", case_name, "Case name for name_map_<case>.json (default: the workload)")->group(group);
@@ -254,6 +257,15 @@ int main(int argc, char** argv) {
     const auto parsed_seed = parse_u64(seed_text);
     if (!parsed_seed) return usage_error("--seed: expected an unsigned integer in [0, 2^64 - 1], got '" + seed_text + "'");
     const std::uint64_t seed = *parsed_seed;
+    std::uint64_t tasks = sim::stream_default_tasks;
+    if (!tasks_text.empty() || app.count("--tasks") > 0) {
+        if (workload != "stream") return usage_error("--tasks: only for --workload stream (the other workloads have a fixed size)");
+        const auto parsed_tasks = parse_u64(tasks_text);
+        if (!parsed_tasks || *parsed_tasks < 1 || *parsed_tasks > sim::stream_max_tasks)
+            return usage_error("--tasks: expected an integer in [1, " + std::to_string(sim::stream_max_tasks) + "], got '" +
+                               tasks_text + "'");
+        tasks = *parsed_tasks;
+    }
     if (work_dir.empty()) return usage_error("--work-dir: must not be empty (use . for the current directory)");
     std::error_code cwd_error;
     const fs::path absolute_work_dir = fs::absolute(work_dir, cwd_error);
@@ -313,7 +325,7 @@ int main(int argc, char** argv) {
         two_pass = false;
     }
 
-    sim::run_request request{cfg, prefix, case_name, workload, seed, chip};
+    sim::run_request request{cfg, prefix, case_name, workload, seed, chip, tasks};
     std::printf("dfx-sim: workload %s (seed %llu) on %u chip%s: %u AIC + %u AIV cores, %u AICPU scheduler threads; "
                 "collectors: %s\n",
                 workload.c_str(), static_cast<unsigned long long>(seed), chips, chips > 1 ? "s" : "", chip.aic_cores,

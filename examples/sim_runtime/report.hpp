@@ -37,6 +37,10 @@ inline void print_summary(std::FILE* out, const run_result& r, const char* inden
                  indent, r.tasks_completed, r.tasks_submitted, r.dispatches, r.tasks_retired, r.edges_inferred,
                  r.edges_wired);
     std::fprintf(out, "%swall time: %.2f ms\n", indent, ms(r.wall));
+    // Completed tasks over the wall time from the first thread started to the
+    // last joined: the end-to-end rate the collectors' overhead is judged by.
+    const double seconds = std::chrono::duration<double>(r.wall).count();
+    std::fprintf(out, "%sthroughput: %.0f tasks/s (wall)\n", indent, seconds > 0 ? double(r.tasks_completed) / seconds : 0.0);
     bool any_stall = false;
     for (int ring = 0; ring < ring_count; ++ring)
         for (int what = 0; what < 3; ++what) {

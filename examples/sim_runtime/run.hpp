@@ -52,6 +52,7 @@ struct run_request {
     std::string workload;
     std::uint64_t seed = 0;
     chip_options chip;
+    std::uint64_t tasks = stream_default_tasks;  // --tasks: the stream workload's size
 };
 
 struct collector_accounting {
@@ -104,7 +105,7 @@ inline dfx::session_layout layout_of(const chip& c) {
 inline run_result run_one(const run_request& rq) {
     run_result result;
     chip c(rq.chip);
-    const auto work = make_workload(rq.workload, rq.seed);
+    const auto work = make_workload(rq.workload, rq.seed, rq.tasks);
     work->prepare(c);
 
     // The host side: only the collectors the config enables, sized from the chip.

@@ -15,6 +15,12 @@
 //   paged_attention  decode attention over a paged KV cache: the block table
 //                    and the sequence lengths (tensor values) decide which QK /
 //                    SF / PV tasks are submitted and which KV blocks they read.
+//   stream           a long run of N tiny tasks (--tasks, default 100000) for
+//                    throughput: 4 independent streams, each in steps of 4
+//                    lanes (fan-out from its state, each lane a chain through
+//                    its own INOUT block) and one fan-in reduce back into the
+//                    state; 4x4 kernels, so the
+//                    runtime's own per-task cost is what a run measures.
 //
 // Each workload marks one argument per step for a level-1 args dump (the
 // dumps=[...] surface); level 2 captures everything.
@@ -37,7 +43,10 @@
 
 namespace sim {
 
-inline constexpr std::string_view workload_names[] = {"chain", "fanout", "spmd", "paged_attention"};
+inline constexpr std::string_view workload_names[] = {"chain", "fanout", "spmd", "paged_attention", "stream"};
+
+// --tasks for the stream workload: its default and accepted range.
+inline constexpr std::uint64_t stream_default_tasks = 100000, stream_max_tasks = 10000000;
 
 namespace detail {
 
@@ -359,11 +368,102 @@ private:
     std::vector<std::int32_t> seq_lens_;
 };
 
-inline std::unique_ptr<workload> make_workload(std::string_view name, std::uint64_t seed) {
+
+// Throughput: N tasks in steps of `lanes` + 1 over `streams` independent
+// streams, one step of each stream per round (a scope), so a round offers
+// the cores `streams` steps at once and they need not sleep between tasks.
+// A step of stream g: lane i computes z_gi = 0.2 s_g + b_i (reads the state
+// s_g, written INOUT into its block of z: the map replaces the lane's
+// previous write, so each lane is a chain across rounds and the map stays
+// streams x (lanes + 1) entries long however long the run), then reduce_sum
+// folds the lanes back into s_g (fan-in of `lanes`, INOUT on s_g: the chain
+// of the state). The last step is partial when N is not a multiple of
+// lanes + 1: its lanes, then a reduce over them if at least two tasks are
+// left. The contraction (4 x 0.2 < 1) keeps the values bounded, so the float
+// result stays within the check's tolerance.
+class stream_workload final : public workload {
+public:
+    static constexpr std::uint32_t streams = 4, lanes = 4, tile = 4;
+    stream_workload(std::uint64_t seed, std::uint64_t tasks) : rng_(seed), tasks_(tasks) {}
+
+    void prepare(chip& c) override {
+        s_ = &c.alloc_gm(streams * tile, tile);
+        z_ = &c.alloc_gm(streams * lanes * tile, tile);
+        detail::fill(*s_, rng_, 1.0f);
+        detail::fill(*z_, rng_, 1.0f);  // blocks a short run never writes keep these values
+        s_init_ = detail::read(tensor::whole(*s_));
+        z_init_ = detail::read(tensor::whole(*z_));
+    }
+
+    void orchestrate(orchestrator_api& o) override {
+        const tensor s = tensor::whole(*s_), z = tensor::whole(*z_);
+        for (std::uint64_t left = tasks_; left > 0;) {
+            scope round(o);
+            for (std::uint32_t g = 0; g < streams && left > 0; ++g) {
+                const auto [n, reduce] = step_shape(left);
+                const tensor sg = s.row_block(g * tile, tile);
+                for (std::uint32_t i = 0; i < n; ++i)
+                    o.submit({func::scale_bias, {in(sg), inout(z.row_block((g * lanes + i) * tile, tile))}, {0.2f, bias(i)}});
+                if (reduce)
+                    o.submit(task_spec(func::reduce_sum, {in(z.row_block(g * lanes * tile, n * tile)), inout(sg)}, {float(n)})
+                                 .dump({1}));
+                left -= n + (reduce ? 1 : 0);
+            }
+        }
+    }
+
+    check_result check() const override {
+        detail::dmat sv = s_init_, zv = z_init_;  // the same steps, in double precision
+        for (std::uint64_t left = tasks_; left > 0;)
+            for (std::uint32_t g = 0; g < streams && left > 0; ++g) {
+                const auto [n, reduce] = step_shape(left);
+                for (std::uint32_t i = 0; i < n; ++i)
+                    for (std::uint32_t r = 0; r < tile; ++r)
+                        for (std::uint32_t c = 0; c < tile; ++c)
+                            zv.at((g * lanes + i) * tile + r, c) = 0.2 * sv.at(g * tile + r, c) + double(bias(i));
+                if (reduce)
+                    for (std::uint32_t r = 0; r < tile; ++r)
+                        for (std::uint32_t c = 0; c < tile; ++c) {
+                            double acc = 0.0;
+                            for (std::uint32_t i = 0; i < n; ++i) acc += zv.at((g * lanes + i) * tile + r, c);
+                            sv.at(g * tile + r, c) = acc;
+                        }
+                left -= n + (reduce ? 1 : 0);
+            }
+        check_result result{true, 0.0, {}};
+        detail::merge(result, detail::compare(tensor::whole(*s_), sv, "s"));
+        detail::merge(result, detail::compare(tensor::whole(*z_), zv, "z"));
+        return result;
+    }
+
+private:
+    struct shape {
+        std::uint32_t lanes_used;
+        bool reduce;
+    };
+    // A full step, or the tail: a lone lane when one task is left, else
+    // lanes and a reduce.
+    static shape step_shape(std::uint64_t left) {
+        if (left >= lanes + 1) return {lanes, true};
+        if (left == 1) return {1, false};
+        return {static_cast<std::uint32_t>(left - 1), true};
+    }
+    static float bias(std::uint32_t lane) { return 0.05f * float(lane + 1); }
+
+    std::mt19937_64 rng_;
+    std::uint64_t tasks_;
+    buffer *s_ = nullptr, *z_ = nullptr;
+    detail::dmat s_init_{streams * tile, tile}, z_init_{streams * lanes * tile, tile};
+};
+
+// `tasks`: the stream workload's size (the others have a fixed shape).
+inline std::unique_ptr<workload> make_workload(std::string_view name, std::uint64_t seed,
+                                               std::uint64_t tasks = stream_default_tasks) {
     if (name == "chain") return std::make_unique<chain_workload>(seed);
     if (name == "fanout") return std::make_unique<fanout_workload>(seed);
     if (name == "spmd") return std::make_unique<spmd_workload>(seed);
     if (name == "paged_attention") return std::make_unique<paged_attention_workload>(seed);
+    if (name == "stream") return std::make_unique<stream_workload>(seed, tasks);
     return nullptr;
 }
 
