@@ -28,7 +28,7 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "progress.hpp"
-#include "dfx/convert/common/json_writer.hpp"
+#include "text_output.hpp"
 #include "dfx/convert/compare/compare_html.hpp"
 #include "dfx/convert/compare/compare_render.hpp"
 #include "dfx/convert/compare/compare_table.hpp"
@@ -53,20 +53,6 @@ struct compare_args {
     std::vector<std::string> fail_if;
     double min_change_pct = cmp::relative_floor * 100;
 };
-
-bool ends_with(const std::string& s, std::string_view tail) {
-    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
-void write_out(const std::string& path, const std::string& text) {
-    if (path.empty() || path == "-") {
-        fmt::print("{}", text);
-        return;
-    }
-    dfx::convert::json_file_writer out(path);
-    out.append(text);
-    out.commit();
-}
 
 // The measured sections of one side, in run_units_of's order ("." first,
 // ranks by name, dispatches by number); a directory without any artefact
@@ -146,17 +132,17 @@ void run(const compare_args& args) {
 
     const std::string text = cmp::render_compare_text(args.a, args.b, rows, verdicts);
     if (format == "json") {
-        write_out(args.output, cmp::render_compare_json(args.a, args.b, rows, verdicts));
+        write_text_output(args.output, cmp::render_compare_json(args.a, args.b, rows, verdicts));
     } else if (format == "csv") {
-        write_out(args.output, cmp::render_compare_csv(rows));
+        write_text_output(args.output, cmp::render_compare_csv(rows));
     } else if (format == "html") {
         namespace fs = std::filesystem;
         const std::string page =
             args.output.empty() ? (fs::path(args.b) / std::string(dfx::schema::compare_page_file)).string() : args.output;
-        write_out(page, cmp::render_compare_html(args.a, args.b, rows, verdicts));
+        write_text_output(page, cmp::render_compare_html(args.a, args.b, rows, verdicts));
         if (page != "-") fmt::print("{}Wrote {}\n", text, page);
     } else {
-        write_out(args.output, text);
+        write_text_output(args.output, text);
         if (!args.output.empty() && args.output != "-") fmt::print("Wrote {}\n", args.output);
     }
     exit_code = 0;

@@ -24,7 +24,7 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "progress.hpp"
-#include "dfx/convert/common/json_writer.hpp"
+#include "text_output.hpp"
 #include "dfx/convert/report/findings.hpp"
 #include "dfx/convert/report/report_html.hpp"
 #include "dfx/convert/report/report_json.hpp"
@@ -45,20 +45,6 @@ struct report_args {
     std::string output;
     std::size_t top = 10;
 };
-
-bool ends_with(const std::string& s, std::string_view tail) {
-    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
-void write_out(const std::string& path, const std::string& text) {
-    if (path.empty() || path == "-") {
-        fmt::print("{}", text);
-        return;
-    }
-    dfx::convert::json_file_writer out(path);
-    out.append(text);
-    out.commit();
-}
 
 void run(const report_args& a) {
     namespace fs = std::filesystem;
@@ -88,14 +74,14 @@ void run(const report_args& a) {
     if (format == "json") {
         std::string json = "{\"units\": [";
         for (std::size_t i = 0; i < units.size(); ++i) json += (i ? ", " : "") + rep::render_unit_json(units[i], findings[i], a.top);
-        write_out(a.output, json + "]}\n");
+        write_text_output(a.output, json + "]}\n");
     } else if (format == "html") {
         const std::string page_path =
             a.output.empty() ? (fs::path(a.dir) / std::string(dfx::schema::report_page_file)).string() : a.output;
-        write_out(page_path, rep::render_html(units, findings, a.top));
+        write_text_output(page_path, rep::render_html(units, findings, a.top));
         if (page_path != "-") fmt::print("{}\nWrote {}\n", text, page_path);
     } else {
-        write_out(a.output, text);
+        write_text_output(a.output, text);
         if (!a.output.empty() && a.output != "-") fmt::print("Wrote {} ({} sections)\n", a.output, units.size());
     }
     exit_code = 0;
