@@ -13,6 +13,7 @@ scheduler thread count (the graph must not change), one kernel made slower
 import csv
 import io
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -22,6 +23,7 @@ from pathlib import Path
 
 TEST, DFX, SIM, ROOT = sys.argv[1], sys.argv[2], sys.argv[3], Path(sys.argv[4])
 CONF = ROOT / "tests" / "conformance"
+GOLDEN = ROOT / "tests" / "convert_report" / "golden"
 
 
 def fail(msg):
@@ -85,6 +87,41 @@ def test_same_run():
     p = run([a, a, "--fail-if", "makespan>=+0%", "--fail-if", "graph.edges_added>0"])
     if p.returncode != 3 or "--fail-if violated: makespan +0% >= +0%" not in p.stderr or "graph.edges_added" in p.stderr:
         fail(f"makespan>=+0%: exit {p.returncode}, stderr {p.stderr!r}")
+
+
+def test_golden_two_runs():
+    """Two fixed runs (l3_deps: level 3 with scope stats; l4_deps: level 4 with pmu.csv) with three
+    gates: the text byte for byte (golden/compare_l3_l4.txt; DFX_UPDATE_GOLDEN=1 rewrites it, then
+    review the diff), exit 3 for the violated gate, and each side's numbers the report's own."""
+    a, b = "tests/conformance/l3_deps", "tests/conformance/l4_deps"
+    gates = ["--fail-if", "makespan>+5%", "--fail-if", "graph.tasks>+100", "--fail-if", "kernel:*.p50<-50%"]
+    p = run([a, b, *gates])
+    if p.returncode != 3:
+        fail(f"exit {p.returncode} (expected 3: makespan +26.6% > +5%): {p.stderr}")
+    path = GOLDEN / "compare_l3_l4.txt"
+    if os.environ.get("DFX_UPDATE_GOLDEN"):
+        path.write_text(p.stdout)
+    got, want = p.stdout.splitlines(), path.read_text().splitlines()
+    for i, (x, y) in enumerate(zip(got, want)):
+        if x != y:
+            fail(f"{path.name}: line {i + 1} differs:\n  got:  {x!r}\n  want: {y!r}")
+    if len(got) != len(want):
+        fail(f"{path.name}: {len(got)} lines, expected {len(want)}")
+    # The golden's A and B are what `dfx report` measures on each run alone.
+    rows = rows_of([a, b])
+    for side, d in (("a", a), ("b", b)):
+        r = subprocess.run([DFX, "report", d, "--format", "json", "--top", "1000"], cwd=ROOT, capture_output=True,
+                           text=True, timeout=120)
+        unit = json.loads(r.stdout)["units"][0]
+        want_values = {"makespan": unit["concurrency"]["makespan_us"], "utilisation": unit["concurrency"]["mean_utilisation_pct"],
+                       "critical_path": unit["graph"]["critical_path_us"], "graph.tasks": unit["graph"]["tasks"],
+                       "graph.edges": unit["graph"]["edges"], "graph.depth": unit["graph"]["depth"]}
+        for k in unit["kernels"]:
+            want_values[f"kernel:{k['name']}.count"] = k["exec"]["count"]
+            want_values[f"kernel:{k['name']}.p50"] = k["exec"]["median_us"]
+        for measure, value in want_values.items():
+            if abs(row(rows, measure)[side] - value) > 1e-6 * max(1.0, abs(value)):
+                fail(f"{measure}: compare's {side.upper()} {row(rows, measure)[side]}, dfx report {d}: {value}")
 
 
 def test_formats():

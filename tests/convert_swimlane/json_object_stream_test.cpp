@@ -204,8 +204,19 @@ TEST_CASE("records reader: the result does not depend on the block or batch size
     CHECK(tasks.sched[0].empty());
     CHECK(tasks.orch.size() == 2);
     CHECK(tasks.orch[1].empty());
+    // dfx report: the phases read and checked, their timestamps in the time base, the records not kept.
+    const auto rows = dfx::convert::swimlane::records_reader(path).keep_phases(false).read();
+    CHECK(rows.aicore.size() == 2);
+    CHECK(rows.sched.size() == 3);
+    CHECK(rows.sched[0].empty());
+    CHECK(rows.orch.size() == 2);
+    CHECK(rows.orch[1].empty());
+    CHECK(rows.base_cycles == whole.base_cycles);  // the orchestrator phase's 1000100, as when kept
+    CHECK(rows.max_device_cycles == whole.max_device_cycles);
     const auto bad_phase = dir.write("bad_phase.json", R"({"aicpu_scheduler_phases": [[{"start_cycles": -5}]]})");
     CHECK_THROWS_WITH_AS(dfx::convert::swimlane::records_reader(bad_phase).read(),
+                         doctest::Contains("aicpu_scheduler_phases[0][0].start_cycles: expected a non-negative"), input_error);
+    CHECK_THROWS_WITH_AS(dfx::convert::swimlane::records_reader(bad_phase).keep_phases(false).read(),
                          doctest::Contains("aicpu_scheduler_phases[0][0].start_cycles: expected a non-negative"), input_error);
     CHECK(dfx::convert::swimlane::records_reader(bad_phase).tasks_only().read().sched.size() == 1);
     const auto bad_grammar = dir.write("bad_grammar.json", R"({"aicpu_scheduler_phases": [[{"start_cycles": 05}]]})");

@@ -74,7 +74,7 @@ side_units measure_side(const std::string& dir, const char* side) {
     side_units out;
     for (const rep::run_unit& u : rep::run_units_of(dir)) {
         if (!rep::find_artefacts(u.dir).any()) continue;
-        out.emplace_back(u.label, rep::measure_unit(u, stderr, 120, /*keep_deps=*/true));
+        out.emplace_back(u.label, rep::measure_unit(u, stderr, 120, /*keep_digest=*/true));
     }
     if (out.empty()) {
         std::string flags;

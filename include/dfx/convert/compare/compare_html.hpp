@@ -97,7 +97,7 @@ inline std::string render_compare_html(const std::string& a_dir, const std::stri
     for (const auto& r : rows) {
         o += fmt::format(R"(<tr class="{}">)", r.significant ? "sig" : (r.both() ? "" : "absent"));
         for (const std::string& cell :
-             {r.section, r.measure, r.unit, value_text(r.a, r.unit), value_text(r.b, r.unit), delta_text(r.delta(), r.unit),
+             {r.section, r.measure, r.unit.empty() ? std::string("-") : r.unit, value_text(r.a, r.unit), value_text(r.b, r.unit), delta_text(r.delta(), r.unit),
               ratio_text(r.ratio()), sig_text(r), r.both() ? value_text(r.rule.threshold, r.unit) : std::string("-"),
               r.both() ? r.rule.basis : std::string("-")})
             o += "<td>" + html_escape(cell) + "</td>";

@@ -159,7 +159,10 @@ inline std::string render_compare_json(const std::string& a_dir, const std::stri
 inline std::string render_compare_csv(const std::vector<compare_row>& rows) {
     using namespace render_detail;
     std::string o;
-    for (std::size_t i = 0; i < std::size(compare_fields); ++i) o += (i ? "," : "") + std::string(compare_fields[i]);
+    for (std::size_t i = 0; i < std::size(compare_fields); ++i) {
+        if (i) o += ',';  // appended piece by piece: `"," + std::string(...)` trips g++ 12's -O3 -Wrestrict
+        o += compare_fields[i];
+    }
     o += "\n";
     const auto plain = [](const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); };
     for (const auto& r : rows) {

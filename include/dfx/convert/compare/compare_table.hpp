@@ -288,7 +288,7 @@ inline std::vector<compare_row> compare_units(const report::unit_measures& a, co
     out.add("graph.edges", "edges", count(a.graph, &report::graph_shape::edges), count(b.graph, &report::graph_shape::edges), dg, exact_noise());
     out.add("graph.depth", "levels", count(a.graph, &report::graph_shape::depth), count(b.graph, &report::graph_shape::depth), dg, exact_noise());
     std::optional<graph_changes> ch;
-    if (a.deps && b.deps) ch = diff_graphs(*a.deps, *b.deps);
+    if (a.digest && b.digest) ch = diff_graphs(*a.digest, *b.digest);
     const auto change = [&](const char* name, const char* unit, std::size_t graph_changes::*f, const std::vector<std::uint64_t>* ex) {
         const std::optional<double> zero = ch ? std::optional<double>(0.0) : std::nullopt;
         const std::optional<double> n = ch ? std::optional<double>(static_cast<double>((*ch).*f)) : std::nullopt;

@@ -1,11 +1,9 @@
 // graph_changes: did the graph change between two runs? `dfx compare` diffs
-// the two deps.json graphs (each read by swimlane/deps_graph.hpp, kept by
-// measure_unit(..., keep_deps = true)): tasks added or removed (a task is a
-// task id deps.json lists, in a block entry or as an edge end, as
-// report/graph_shape.hpp counts them) and edges added or removed (ordered
-// (pred, succ) pairs; a self edge orders nothing and is left out, as there).
+// the two deps.json graphs' digests (report/graph_digest.hpp, kept by
+// measure_unit(..., keep_digest = true)): tasks added or removed and edges
+// added or removed, as the digest defines them.
 //
-//   const graph_changes c = diff_graphs(*a.deps, *b.deps);
+//   const graph_changes c = diff_graphs(*a.digest, *b.digest);
 //   c.tasks_added: ids in B and not in A; c.examples_*: the first few, for the text
 //
 // Tasks match by id: the same workload submitted in the same order gets the
@@ -18,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "dfx/convert/swimlane/deps_graph.hpp"
+#include "dfx/convert/report/graph_digest.hpp"
 
 namespace dfx::convert::compare {
 
@@ -32,29 +30,6 @@ struct graph_changes {
 };
 
 namespace detail {
-
-inline std::vector<std::uint64_t> task_ids(const swimlane::deps_graph& g) {
-    std::vector<std::uint64_t> ids;
-    ids.reserve(g.blocks.size() + 2 * g.edges.size());
-    for (const auto& b : g.blocks) ids.push_back(b.task_id);
-    for (const auto& e : g.edges) {
-        ids.push_back(e.pred);
-        ids.push_back(e.succ);
-    }
-    std::sort(ids.begin(), ids.end());
-    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-    return ids;
-}
-
-inline std::vector<std::pair<std::uint64_t, std::uint64_t>> edge_pairs(const swimlane::deps_graph& g) {
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> e;
-    e.reserve(g.edges.size());
-    for (const auto& x : g.edges)
-        if (x.pred != x.succ) e.emplace_back(x.pred, x.succ);
-    std::sort(e.begin(), e.end());
-    e.erase(std::unique(e.begin(), e.end()), e.end());
-    return e;
-}
 
 // |only in `x`| of two sorted, unique vectors, and its first few elements.
 template <class T>
@@ -72,14 +47,12 @@ std::size_t only_in(const std::vector<T>& x, const std::vector<T>& y, std::vecto
 
 }  // namespace detail
 
-inline graph_changes diff_graphs(const swimlane::deps_graph& a, const swimlane::deps_graph& b) {
+inline graph_changes diff_graphs(const report::graph_digest& a, const report::graph_digest& b) {
     graph_changes c;
-    const auto ta = detail::task_ids(a), tb = detail::task_ids(b);
-    c.tasks_added = detail::only_in(tb, ta, &c.examples_added);
-    c.tasks_removed = detail::only_in(ta, tb, &c.examples_removed);
-    const auto ea = detail::edge_pairs(a), eb = detail::edge_pairs(b);
-    c.edges_added = detail::only_in(eb, ea);
-    c.edges_removed = detail::only_in(ea, eb);
+    c.tasks_added = detail::only_in(b.tasks, a.tasks, &c.examples_added);
+    c.tasks_removed = detail::only_in(a.tasks, b.tasks, &c.examples_removed);
+    c.edges_added = detail::only_in(b.edges, a.edges);
+    c.edges_removed = detail::only_in(a.edges, b.edges);
     return c;
 }
 

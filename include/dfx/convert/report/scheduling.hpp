@@ -91,9 +91,9 @@ inline scheduling measure_scheduling(const swimlane::perf_data& pd, const swimla
     }
     if (!deps.has_edges()) return s;
     // The window sched-overhead uses (first start -> last end).
-    const auto window = swimlane::sched_overhead_detail::window_of(pd.tasks);;
+    const auto window = swimlane::sched_overhead_detail::window_of(pd.tasks);
     if (pd.level >= verdict_level && window.length() > 0) {
-        const auto v = swimlane::compute_overhead_verdict(pd, deps, window);
+        const auto v = swimlane::compute_overhead_verdict(pd, deps, window, /*keep_steps=*/false);
         sched_verdict out;
         out.has_overhead_us = v.has_overhead;
         out.has_overhead_pct = v.has_overhead / window.length() * 100;

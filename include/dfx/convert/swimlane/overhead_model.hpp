@@ -15,6 +15,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -83,8 +84,14 @@ struct overhead_sweep {
             int run;
             int ready;
         };
+        const auto ids = fold_task_ids(tasks);
+        // Reserved to their bounds (two breakpoints per row and per task id; a
+        // task's ready deltas once per tracked type), so growth by doubling
+        // never holds two copies: at 10^6 tasks these are the sweep's peak.
         std::vector<delta> deltas;
+        deltas.reserve(2 * tasks.size() + 2 * ids.size() * std::max<std::size_t>(1, types.size()));
         std::vector<double> times{w0, w1};
+        times.reserve(2 + 2 * tasks.size() + 2 * ids.size());
         auto clamp = [&](double x) { return std::max(w0, std::min(x, w1)); };
         for (const task& t : tasks) {
             const int slot = slot_of(t.core_type);
@@ -98,7 +105,6 @@ struct overhead_sweep {
                 times.push_back(e);
             }
         }
-        const auto ids = fold_task_ids(tasks);
         std::vector<int> id_slots;
         for (const task_id_timing& f : ids) {
             // ready = latest end of the producers present in the perf set.

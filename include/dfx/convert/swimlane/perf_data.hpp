@@ -142,11 +142,17 @@ struct string_appender {  // the Out interface of append_* over a std::string
 
 }  // namespace detail
 
+// What of the records a tool keeps: everything, or the task rows with the
+// phases read, checked and counted but not kept (sched and orch lanes left
+// empty; records_reader::keep_phases). Task times are the same either way.
+enum class phase_records { keep, drop };
+
 // Reads and converts a records file. Warnings (unmatched AICPU rows) go to
 // `warnings`; bad input throws input_error. `lenient`: negative times and ids
 // read as the reference reads them (records_reader.hpp).
-inline perf_data load_perf_data(const std::string& path, std::FILE* warnings = stderr, bool lenient = false) {
-    records_file rf = read_records_file(path, lenient);
+inline perf_data load_perf_data(const std::string& path, std::FILE* warnings = stderr, bool lenient = false,
+                                phase_records phases = phase_records::keep) {
+    records_file rf = records_reader(path).lenient(lenient).keep_phases(phases == phase_records::keep).read();
     auto fail = [&](std::string_view what) { throw input_error(fmt::format("{}: {}", path, what)); };
 
     perf_data pd;

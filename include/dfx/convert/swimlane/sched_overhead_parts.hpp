@@ -197,7 +197,11 @@ inline head_tail head_tail_of(const std::vector<task>& tasks, const rows_per_cor
 }  // namespace sched_overhead_detail
 
 // Part 1: the overhead sweep over the core types present (sorted by name).
-inline overhead_verdict compute_overhead_verdict(const perf_data& pd, const deps_graph& deps, const task_window& w) {
+// `keep_steps`: also keep the ready step function (Part 2 reads it through
+// ready_at); `dfx report` needs the totals only, and the steps are two
+// entries per task row and core type (about 150 MB at 10^6 tasks).
+inline overhead_verdict compute_overhead_verdict(const perf_data& pd, const deps_graph& deps, const task_window& w,
+                                                 bool keep_steps = true) {
     const std::vector<task>& tasks = pd.tasks;
     overhead_verdict v;
     for (std::uint16_t i = 0; i < pd.core_type_names.size(); ++i) {
@@ -217,8 +221,10 @@ inline overhead_verdict compute_overhead_verdict(const perf_data& pd, const deps
     v.overhead_by_type.assign(v.present.size(), 0.0);
     v.step_ready.resize(v.present.size());
     sweep.run(pd, deps, [&](double a, double b, const auto& running, const auto& ready) {
-        v.step_times.push_back(a);
-        for (std::size_t i = 0; i < v.present.size(); ++i) v.step_ready[i].push_back(ready[i]);
+        if (keep_steps) {
+            v.step_times.push_back(a);
+            for (std::size_t i = 0; i < v.present.size(); ++i) v.step_ready[i].push_back(ready[i]);
+        }
         const double length = b - a;
         if (length <= 0) return;
         bool all = !v.present.empty(), any_work = false, work_idle = true;
