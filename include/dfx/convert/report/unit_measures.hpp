@@ -14,6 +14,8 @@
 #pragma once
 
 #include <cstdio>
+#include <exception>
+#include <future>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,6 +54,36 @@ struct unit_measures {
     std::optional<graph_digest> digest;
 };
 
+namespace detail {
+
+// Warnings held in a temporary file and printed later (replay), so two
+// readers on two threads print in a fixed order. Without a temporary file
+// (none can be made) they go straight to `to`.
+class held_warnings {
+public:
+    explicit held_warnings(std::FILE* to) : to_(to), held_(to ? std::tmpfile() : nullptr) {}
+    held_warnings(const held_warnings&) = delete;
+    held_warnings& operator=(const held_warnings&) = delete;
+    ~held_warnings() {
+        if (held_) std::fclose(held_);
+    }
+    [[nodiscard]] std::FILE* file() const { return held_ ? held_ : to_; }
+    void replay() {
+        if (!held_) return;
+        std::rewind(held_);
+        char buf[4096];
+        for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, held_)) > 0;) std::fwrite(buf, 1, n, to_);
+        std::fclose(held_);
+        held_ = nullptr;
+    }
+
+private:
+    std::FILE* to_;
+    std::FILE* held_;
+};
+
+}  // namespace detail
+
 inline unit_measures measure_unit(const run_unit& unit, std::FILE* warnings = stderr, std::size_t timeline_bins = 120,
                                   bool keep_digest = false) {
     unit_measures m;
@@ -60,11 +92,37 @@ inline unit_measures measure_unit(const run_unit& unit, std::FILE* warnings = st
     swimlane::name_map names;
     const std::string probe = (unit.dir / std::string(schema::records_file)).string();
     if (const auto map = swimlane::find_sibling_name_map(probe, warnings)) names = swimlane::load_name_map(*map);
-    swimlane::deps_graph deps;
-    if (m.found.deps) deps = swimlane::load_deps_graph(*m.found.deps, warnings, swimlane::deps_policy::required);
+    // deps.json is read on a second thread while the records are read (as
+    // `dfx swimlane` does): the deps reader runs on one thread, the records'
+    // scan and parse on two, and the graph is held during the records' read
+    // either way, so the overlap costs little memory (docs/report.md,
+    // "Scale", has the numbers). Each one's warnings are held back and printed
+    // in the order of a sequential read, deps.json's first, and so is an
+    // error: deps.json's, if both are bad.
+    detail::held_warnings deps_warnings(warnings), records_warnings(warnings);
+    auto deps_read = std::async(std::launch::async, [&] {
+        return m.found.deps ? swimlane::load_deps_graph(*m.found.deps, deps_warnings.file(), swimlane::deps_policy::required)
+                            : swimlane::deps_graph{};
+    });
     std::optional<swimlane::perf_data> pd;
-    if (m.found.records) {
-        pd = swimlane::load_perf_data(*m.found.records, warnings, false, swimlane::phase_records::drop);
+    std::exception_ptr records_error;
+    try {
+        if (m.found.records)
+            pd = swimlane::load_perf_data(*m.found.records, records_warnings.file(), false, swimlane::phase_records::drop);
+    } catch (...) {
+        records_error = std::current_exception();
+    }
+    swimlane::deps_graph deps;
+    try {
+        deps = deps_read.get();  // rethrows deps.json's error
+    } catch (...) {
+        deps_warnings.replay();
+        throw;
+    }
+    deps_warnings.replay();
+    records_warnings.replay();
+    if (records_error) std::rethrow_exception(records_error);
+    if (pd) {
         swimlane::resolve_func_ids(*pd, deps);
         m.level = pd->level;
         m.task_rows = pd->tasks.size();
