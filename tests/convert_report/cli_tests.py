@@ -185,7 +185,7 @@ def test_usage_errors():
         (["/nonexistent/dfx_outputs"], "no such directory"),
         ([str(CONF / "l3_deps" / "deps.json")], "not a directory"),
         (["tests/conformance/l3_deps", "--format", "pdf"], "--format"),
-        (["tests/conformance/l3_deps", "--top", "0"], "--top"),
+        (["tests/conformance/l3_deps", "--top", "-1"], "--top"),
         ([], "dir"),
     ]
     for args, needle in cases:
