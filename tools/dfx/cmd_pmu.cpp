@@ -1,5 +1,8 @@
 // dfx pmu: per-kernel and per-core summary of a pmu.csv (the reference ships
 // no PMU viewer; the format is documented in include/dfx/convert/pmu/pmu_summary.hpp).
+//
+//   dfx pmu DIR                      the text tables
+//   dfx pmu DIR --format json|csv    the same numbers machine-readable (pmu/pmu_output.hpp)
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -14,6 +17,7 @@
 #include "dfx/convert/common/json_writer.hpp"
 #include "dfx/convert/common/py_path.hpp"
 #include "dfx/convert/deps/name_map.hpp"
+#include "dfx/convert/pmu/pmu_output.hpp"
 #include "dfx/convert/pmu/pmu_summary.hpp"
 #include "dfx/schema/artefact_names.hpp"
 
@@ -23,6 +27,7 @@ namespace {
 
 struct pmu_args {
     std::string input = std::string(dfx::schema::pmu_csv_file), func_names, by = "all", output;
+    std::string format = "text";  // text, json or csv
     bool lenient = false;
 };
 
@@ -42,7 +47,10 @@ void run(CLI::App& cmd, const pmu_args& a) {
             names = conv::deps::load_name_map(found->string(), a.lenient);
     }
     const conv::pmu::pmu_summary s = conv::pmu::summarize_pmu_csv(input);
-    const std::string text = conv::pmu::render_pmu_summary(s, input, names, a.by != "core", a.by != "kernel");
+    const bool kernels = a.by != "core", cores = a.by != "kernel";
+    const std::string text = a.format == "json" ? conv::pmu::render_pmu_json(s, input, names, kernels, cores)
+                           : a.format == "csv"  ? conv::pmu::render_pmu_csv(s, names, kernels, cores)
+                                                : conv::pmu::render_pmu_summary(s, input, names, kernels, cores);
     if (cmd.count("--output") > 0 && a.output != "-") {
         conv::json_file_writer out(a.output);
         out.append(text);
@@ -61,6 +69,8 @@ void add_pmu(CLI::App& app) {
     auto* cmd = app.add_subcommand("pmu", "Per-kernel and per-core summary of pmu.csv");
     cmd->add_option("input", a->input, "pmu.csv, or the directory holding it (default: ./pmu.csv)");
     cmd->add_option("--func-names", a->func_names, "Name map JSON (default: name_map*.json beside the input)");
+    cmd->add_option("--format", a->format, "Output format: text (default), json or csv (docs/converters.md)")
+        ->check(CLI::IsMember({"text", "json", "csv"}));
     cmd->add_option("--by", a->by, "Tables to print (default all)")->check(CLI::IsMember({"all", "kernel", "core"}));
     cmd->add_option("-o,--output", a->output, "Write the summary to this file instead of stdout (- is stdout)");
     cmd->add_flag("--lenient", a->lenient, "A corrupt name map is a warning (no names), as in the reference (default: an error)");

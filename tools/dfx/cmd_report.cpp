@@ -6,6 +6,7 @@
 //
 //   dfx report DIR                      text summary on stdout
 //   dfx report DIR --format json        the same, machine-readable
+//   dfx report DIR --format csv         the top-N kernels table of every section
 //   dfx report DIR --format html        DIR/dfx_report.html (or -o FILE), summary on stdout
 //   dfx report DIR -o x.html            html, chosen by the extension
 //
@@ -26,6 +27,7 @@
 #include "progress.hpp"
 #include "text_output.hpp"
 #include "dfx/convert/report/findings.hpp"
+#include "dfx/convert/report/report_csv.hpp"
 #include "dfx/convert/report/report_html.hpp"
 #include "dfx/convert/report/report_json.hpp"
 #include "dfx/convert/report/report_text.hpp"
@@ -43,7 +45,7 @@ struct report_args {
     std::string dir;
     std::string format;  // "" = text, or html when -o ends in .html
     std::string output;
-    std::size_t top = 10;
+    std::size_t top = 10;  // 0: all kernels
 };
 
 void run(const report_args& a) {
@@ -75,6 +77,8 @@ void run(const report_args& a) {
         std::string json = "{\"units\": [";
         for (std::size_t i = 0; i < units.size(); ++i) json += (i ? ", " : "") + rep::render_unit_json(units[i], findings[i], a.top);
         write_text_output(a.output, json + "]}\n");
+    } else if (format == "csv") {
+        write_text_output(a.output, rep::render_report_csv(units, a.top));
     } else if (format == "html") {
         const std::string page_path =
             a.output.empty() ? (fs::path(a.dir) / std::string(dfx::schema::report_page_file)).string() : a.output;
@@ -94,9 +98,9 @@ void add_report(CLI::App& app) {
     auto* cmd = app.add_subcommand("report", "Ranked findings over a dfx_outputs directory: graph, concurrency, rings, PMU");
     cmd->add_option("dir", a->dir, "A dfx_outputs directory (L3: with rank<r>/d<k>/ below it)")->required();
     cmd->add_option("--format", a->format, "Output format (default text; html when -o ends in .html)")
-        ->check(CLI::IsMember({"text", "json", "html"}));
+        ->check(CLI::IsMember({"text", "json", "csv", "html"}));
     cmd->add_option("-o,--output", a->output, "Write to this file (- is stdout); html default: DIR/dfx_report.html");
-    cmd->add_option("--top", a->top, "Kernels in the top-N table (default 10)")->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
+    cmd->add_option("--top", a->top, "Kernels in the top-N table (default 10, 0 = all)")->check(CLI::Range(std::size_t{0}, std::size_t{1} << 20));
     cmd->callback([a] { run(*a); });
 }
 

@@ -2,6 +2,12 @@
 // bottleneck? Reads the records file (level >= 2; level >= 3 for the loop
 // breakdown) and the task DAG from deps.json, and prints the reference report
 // (spec chip-swimlane.md §5).
+//
+//   dfx sched-overhead RUN                                the reference's text
+//   dfx sched-overhead RUN --stats json|csv [--stats-output F]
+//                                                         the same numbers machine-readable
+//                                                         (swimlane/sched_overhead_output.hpp)
+#include <cstddef>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -17,7 +23,9 @@
 #include "dfx/convert/swimlane/deps_graph.hpp"
 #include "dfx/convert/swimlane/input_paths.hpp"
 #include "dfx/convert/swimlane/perf_data.hpp"
+#include "dfx/convert/common/json_writer.hpp"
 #include "dfx/convert/swimlane/sched_overhead.hpp"
+#include "dfx/convert/swimlane/sched_overhead_output.hpp"
 #include "dfx/schema/artefact_names.hpp"
 
 namespace dfx::cli {
@@ -33,6 +41,8 @@ struct sched_args {
     std::string records;
     std::string deps;
     bool lenient = false;
+    std::string stats = "text";  // text (the reference's), json or csv
+    std::string stats_output;    // "" or "-": stdout
 };
 
 // "<path>: what" -> "what" when the message already names the path we print.
@@ -77,9 +87,12 @@ int run(const sched_args& a) {
             "{}: chip_swimlane_level {}: the scheduler loop breakdown needs level >= {} (scheduler phases); capture "
             "with chip_swimlane_level = {} in the run config (dfx-sim --enable-chip-swimlane={})",
             records, pd.level, min_level, min_level, min_level));
-    fmt::print("Perf data:  {}\n", records);
-    if (!deps_path.empty()) fmt::print("Deps JSON:  {}\n", deps_path);
-    std::fflush(stdout);
+    // The text's preamble goes to stdout; with --stats json|csv on stdout, to stderr.
+    const bool to_stdout = a.stats_output.empty() || a.stats_output == "-";
+    std::FILE* const console = a.stats != "text" && to_stdout ? stderr : stdout;
+    fmt::print(console, "Perf data:  {}\n", records);
+    if (!deps_path.empty()) fmt::print(console, "Deps JSON:  {}\n", deps_path);
+    std::fflush(console);
     if (pd.tasks.empty()) throw input_error(records + ": No tasks found in perf data");
     if (deps_path.empty()) {
         throw input_error(
@@ -93,7 +106,40 @@ int run(const sched_args& a) {
     } catch (const std::exception& e) {
         throw input_error(fmt::format("failed to read deps.json {}: {}", deps_path, without_path(e.what(), deps_path)));
     }
-    const int rc = sw::print_sched_overhead(stdout, stderr, pd, deps);
+    if (a.stats == "text" && to_stdout) {
+        const int rc = sw::print_sched_overhead(stdout, stderr, pd, deps);
+        std::fflush(stdout);
+        return rc;
+    }
+    std::string body;
+    int rc = 0;
+    if (a.stats == "text") {
+        std::unique_ptr<std::FILE, int (*)(std::FILE*)> tmp(std::tmpfile(), &std::fclose);
+        if (!tmp) throw input_error("--stats-output: cannot create a temporary file");
+        rc = sw::print_sched_overhead(tmp.get(), stderr, pd, deps);
+        std::rewind(tmp.get());
+        char chunk[4096];
+        std::size_t n = 0;
+        while ((n = std::fread(chunk, 1, sizeof chunk, tmp.get())) > 0) body.append(chunk, n);
+    } else {
+        const sw::sched_overhead_report report = sw::compute_sched_overhead(pd, deps);
+        const auto measures = sw::sched_overhead_records(pd, report);
+        body = a.stats == "json" ? sw::render_sched_overhead_json(measures) : sw::render_sched_overhead_csv(measures);
+        if (report.loops.threads.empty()) {
+            fmt::print(stderr,
+                       "Error: No JSON phase data found (aicpu_scheduler_phases) — rerun with --enable-chip-swimlane at "
+                       "level >= 3 so the scheduler phases are captured.\n");
+            rc = 1;
+        }
+    }
+    if (to_stdout) {
+        fmt::print("{}", body);
+    } else {
+        dfx::convert::json_file_writer out(a.stats_output);
+        out.append(body);
+        out.commit();
+        fmt::print(console, "Statistics ({}) written to: {}\n", a.stats, a.stats_output);
+    }
     std::fflush(stdout);
     return rc;
 }
@@ -108,6 +154,10 @@ void add_sched_overhead(CLI::App& app) {
                     "chip_swimlane_records.json, or the directory holding it (default: the newest "
                     "outputs/*/chip_swimlane_records.json)");
     cmd->add_option("--deps-json", args->deps, "deps.json of a dep_gen run (default: sibling deps.json)");
+    cmd->add_option("--stats", args->stats,
+                    "Output format: text (the reference's, default), json or csv (the same numbers; see docs/converters.md)")
+        ->check(CLI::IsMember({"text", "json", "csv"}));
+    cmd->add_option("--stats-output", args->stats_output, "Write the report to this file instead of stdout (- is stdout)");
     cmd->add_flag("--lenient", args->lenient,
                   "Read as the reference does: deps.json entries that are not usable are skipped, a missing "
                   "`edges` is no edges, negative times and ids are taken as they are (default: an error)");

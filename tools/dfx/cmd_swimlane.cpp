@@ -2,8 +2,14 @@
 // sibling deps.json and name map) -> merged Perfetto / Chrome trace, then the
 // per-function statistics table. Behaviour and console output follow the
 // reference swimlane_converter (spec chip-swimlane.md §4).
+//
+//   dfx swimlane RUN                                 trace, then the statistics table (the reference's text)
+//   dfx swimlane RUN --stats json|csv [--top N]      the statistics machine-readable on stdout (the
+//                                                    console report moves to stderr), with the top-N kernels
+//   dfx swimlane RUN --stats json --stats-output F   ... into F instead
 #include <algorithm>
 #include <charconv>
+#include <cstddef>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -26,7 +32,9 @@
 #include "dfx/convert/swimlane/input_paths.hpp"
 #include "dfx/convert/swimlane/name_map.hpp"
 #include "dfx/convert/swimlane/perf_data.hpp"
+#include "dfx/convert/report/kernel_table.hpp"
 #include "dfx/convert/swimlane/statistics.hpp"
+#include "dfx/convert/swimlane/statistics_output.hpp"
 #include "dfx/convert/swimlane/time_window.hpp"
 #include "dfx/convert/swimlane/trace_writer.hpp"
 #include "dfx/schema/artefact_names.hpp"
@@ -51,7 +59,12 @@ struct swimlane_args {
     std::string window;  // --window START:END (µs), or empty
     std::string tasks;   // --tasks FIRST:LAST (task ids), or empty
     bool window_given = false, tasks_given = false;  // even empty
+    std::string stats = "text";  // the statistics table: text (the reference's), json or csv
+    std::string stats_output;    // "" or "-": stdout
+    std::size_t top = 10;        // kernels in the top-N table of --stats json|csv (0: all)
 };
+
+bool stats_to_stdout(const swimlane_args& a) { return a.stats_output.empty() || a.stats_output == "-"; }
 
 // --format, else the output's name: .pftrace / .perfetto-trace pick the
 // protobuf, anything else JSON.
@@ -104,6 +117,41 @@ void print_names(std::FILE* console, const sw::name_map& names) {
     fmt::print(console, "\n");
 }
 
+// The statistics table: the reference's text on the console, or --stats
+// json|csv (statistics_output.hpp) / text into --stats-output.
+void write_statistics(const swimlane_args& a, std::FILE* console, const sw::perf_data& pd, const sw::name_map& names) {
+    namespace rep = dfx::convert::report;
+    const sw::task_statistics st = sw::compute_task_statistics(pd, names);
+    if (a.stats == "text" && stats_to_stdout(a)) {
+        sw::print_task_statistics(console, st);
+        return;
+    }
+    std::string body;
+    if (a.stats == "text") {
+        std::unique_ptr<std::FILE, int (*)(std::FILE*)> tmp(std::tmpfile(), &std::fclose);
+        if (!tmp) throw dfx::convert::input_error("--stats-output: cannot create a temporary file");
+        sw::print_task_statistics(tmp.get(), st);
+        std::rewind(tmp.get());
+        char chunk[4096];
+        std::size_t n = 0;
+        while ((n = std::fread(chunk, 1, sizeof chunk, tmp.get())) > 0) body.append(chunk, n);
+    } else {
+        const double makespan = rep::task_makespan_us(pd);
+        const auto kernels = rep::kernel_table(pd, names, makespan);
+        body = a.stats == "json" ? sw::render_statistics_json(st, kernels, makespan, a.top)
+                                 : sw::render_statistics_csv(st, kernels, a.top);
+    }
+    if (stats_to_stdout(a)) {
+        std::fflush(console);
+        fmt::print(stdout, "{}", body);
+        return;
+    }
+    dfx::convert::json_file_writer out(a.stats_output);
+    out.append(body);
+    out.commit();
+    fmt::print(console, "\nStatistics ({}) written to: {}\n", a.stats, a.stats_output);
+}
+
 int run(const swimlane_args& a) {
     // Bad --window / --tasks values fail before anything is read.
     std::optional<sw::time_window> window;
@@ -114,9 +162,13 @@ int run(const swimlane_args& a) {
     } catch (const sw::window_error& e) {
         throw usage_error(e.what());
     }
+    const bool machine_stats = a.stats != "text";
+    if (machine_stats && a.output == "-" && stats_to_stdout(a))
+        throw usage_error(fmt::format("--stats {} and -o - would both write stdout; pass --stats-output FILE", a.stats));
     const progress_reporter progress("swimlane");
-    // With -o - the trace is stdout, so the console report goes to stderr.
-    std::FILE* const console = a.output == "-" ? stderr : stdout;
+    // With -o - the trace is stdout, and with --stats json|csv the statistics
+    // are, so the console report goes to stderr.
+    std::FILE* const console = a.output == "-" || (machine_stats && stats_to_stdout(a)) ? stderr : stdout;
     std::string input;
     if (!a.input.empty()) {
         input = sw::normalize_path(file_in(a.input, {dfx::schema::records_file, dfx::schema::legacy_records_file}));
@@ -177,6 +229,8 @@ int run(const swimlane_args& a) {
                                                                               : dfx::schema::merged_trace_file)
                              : a.output == "-"  ? a.output
                                                 : sw::normalize_path(a.output);
+    if (!stats_to_stdout(a) && output != "-" && sw::normalize_path(a.stats_output) == output)
+        throw usage_error(fmt::format("--stats-output {}: is the trace output too; choose another file", a.stats_output));
     const sw::deps_graph deps = deps_future.get();
     if (deps_warnings) {
         std::rewind(deps_warnings.get());
@@ -241,7 +295,7 @@ int run(const swimlane_args& a) {
 
     fmt::print(console, "\n✓ Conversion complete\n  Input:  {}\n  Output: {}\n", input, output);
     fmt::print(console, "\nTo visualize: Open https://ui.perfetto.dev/ and drag in {}\n", output);
-    sw::print_task_statistics(console, pd, names);
+    write_statistics(a, console, pd, names);
     fmt::print(console, "\nScheduler-overhead deep-dive: run sched_overhead_analysis manually with a separately-captured "
                "deps.json (--enable-dep-gen).\n");
     return 0;
@@ -276,6 +330,13 @@ void add_swimlane(CLI::App& app) {
                     "FIRST:LAST task ids: --window over the time those tasks span (other tasks running then are "
                     "kept too)")
         ->excludes(window);
+    cmd->add_option("--stats", args->stats,
+                    "Statistics table format: text (the reference's, default), json or csv (with the top-N kernels "
+                    "table; on stdout, the console report then on stderr; see docs/converters.md)")
+        ->check(CLI::IsMember({"text", "json", "csv"}));
+    cmd->add_option("--stats-output", args->stats_output, "Write the statistics to this file instead of stdout (- is stdout)");
+    cmd->add_option("--top", args->top, "Kernels in the top-N table of --stats json|csv (default 10, 0 = all)")
+        ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 20));
     cmd->add_flag("-v,--verbose", args->verbose, "Verbose output");
     cmd->add_flag("--lenient", args->lenient,
                   "Read as the reference does: a corrupt deps.json or name map is a warning (no arrows / no names), "

@@ -23,6 +23,7 @@
 #include <fmt/format.h>
 
 #include "dfx/io/json_string.hpp"
+#include "dfx/convert/common/csv_table.hpp"
 #include "dfx/convert/compare/compare_table.hpp"
 #include "dfx/convert/compare/fail_if.hpp"
 
@@ -80,12 +81,7 @@ inline std::string num(const std::optional<double>& v) {
     return fmt::format("{}", *v);
 }
 inline std::string str(std::string_view s) { return io::json_string(s, io::json_string_style::utf8); }
-inline std::string csv_field(std::string_view s) {
-    if (s.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(s);
-    std::string o = "\"";
-    for (const char ch : s) o += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-    return o + "\"";
-}
+using dfx::convert::csv_field;
 
 }  // namespace render_detail
 

@@ -7,7 +7,8 @@
 //               "graph": {...} | null, "concurrency": {...} | null,
 //               "kernels": [...], "rings": {...} | null, "pmu": [...] | null}]}
 //
-// Times in microseconds, shares in percent; a finding's impact_us is null
+// Times in microseconds, shares in percent; "kernels" is the top N
+// (kernel_table_render.hpp's kernel_json, top 0: all); a finding's impact_us is null
 // when it cannot be estimated; a measure whose artefact is missing is null.
 //
 //   std::string json = render_json(units, findings, top);
@@ -21,28 +22,19 @@
 
 #include <fmt/format.h>
 
-#include "dfx/io/json_string.hpp"
 #include "dfx/convert/report/findings.hpp"
+#include "dfx/convert/report/kernel_table_render.hpp"
 #include "dfx/convert/report/unit_measures.hpp"
 
 namespace dfx::convert::report {
 
-namespace json_detail {
+namespace json_detail {  // str, num and stats: kernel_table_render.hpp
 
-inline std::string str(std::string_view s) { return io::json_string(s, io::json_string_style::utf8); }
-inline std::string num(double v) {
-    if (!std::isfinite(v)) return "null";
-    return fmt::format("{}", v);
-}
 template <class T, class F>
 std::string array(const std::vector<T>& v, F&& each) {
     std::string s = "[";
     for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + each(v[i]);
     return s + "]";
-}
-inline std::string stats(const duration_stats& d) {
-    return fmt::format(R"({{"count": {}, "total_us": {}, "mean_us": {}, "median_us": {}, "p90_us": {}, "min_us": {}, "max_us": {}}})",
-                       d.count, num(d.total), num(d.mean), num(d.median), num(d.p90), num(d.min), num(d.max));
 }
 inline std::string opt_path(const std::optional<std::string>& p) { return p ? str(*p) : "null"; }
 
@@ -97,11 +89,7 @@ inline std::string render_unit_json(const unit_measures& m, const report_finding
     } else {
         o += "null";
     }
-    std::vector<kernel_row> shown(m.kernels.begin(), m.kernels.begin() + static_cast<std::ptrdiff_t>(std::min(top, m.kernels.size())));
-    o += R"(, "kernels": )" + array(shown, [](const kernel_row& k) {
-        return fmt::format(R"({{"name": {}, "func_id": {}, "exec": {}, "cores": {}, "core_busy_pct": {}}})", str(k.name),
-                           k.func_id, stats(k.exec), k.cores, num(k.core_busy_pct));
-    });
+    o += R"(, "kernels": )" + array(top_kernels(m.kernels, top), [](const kernel_row& k) { return kernel_json(k); });
     o += R"(, "rings": )";
     if (m.rings) {
         const auto& r = *m.rings;

@@ -21,6 +21,7 @@
 
 #include "dfx/convert/pmu/pmu_summary.hpp"
 #include "dfx/convert/report/findings.hpp"
+#include "dfx/convert/report/kernel_table_render.hpp"
 #include "dfx/convert/report/unit_measures.hpp"
 #include "dfx/schema/artefact_names.hpp"
 
@@ -121,15 +122,10 @@ inline std::string render_unit_text(const unit_measures& m, const report_finding
                              m.sched.verdict->has_overhead_pct, us_text(m.sched.verdict->has_overhead_us));
     }
     if (!m.kernels.empty()) {
-        o += fmt::format("\nTop {} kernels by total time\n", std::min(top, m.kernels.size()));
-        table t{{"kernel", "func_id", "count", "total_us", "mean_us", "median_us", "min_us", "max_us", "cores", "core_busy"}};
-        for (std::size_t i = 0; i < m.kernels.size() && i < top; ++i) {
-            const auto& k = m.kernels[i];
-            t.push_back({k.name, std::to_string(k.func_id), std::to_string(k.exec.count), fmt::format("{:.1f}", k.exec.total),
-                         fmt::format("{:.2f}", k.exec.mean), fmt::format("{:.2f}", k.exec.median),
-                         fmt::format("{:.2f}", k.exec.min), fmt::format("{:.2f}", k.exec.max), std::to_string(k.cores),
-                         pct_text(k.core_busy_pct)});
-        }
+        const auto shown = top_kernels(m.kernels, top);
+        o += fmt::format("\nTop {} kernels by total time\n", shown.size());
+        table t{kernel_text_header()};
+        for (const auto& k : shown) t.push_back(kernel_text_cells(k));
         o += indented(t);
     }
     if (m.rings) {
