@@ -22,7 +22,6 @@
 // header carries `dropped`, and the args dump flags what it truncated.)
 #pragma once
 
-#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -216,7 +215,9 @@ inline bool note_running_lanes(const std::vector<titled_reports>& hosts, bool na
             running = true;
             if (!name_them || !log) continue;
             std::string id = message({h.title, "/", r.name, "/", r.producer_id});
-            if (std::find(named.begin(), named.end(), id) != named.end()) continue;
+            bool already = false;  // (a loop, not std::find: <algorithm> is not parsed for this)
+            for (const std::string& n : named) already = already || n == id;
+            if (already) continue;
             std::fprintf(log,
                          "dfx session: waiting for %s: the lane of %s %u is still attached "
                          "(finish it, or let it go out of scope); giving up in %lld ms\n",
