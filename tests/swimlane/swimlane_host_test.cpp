@@ -5,7 +5,10 @@
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
+#include <string>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -44,7 +47,13 @@ struct run_result {
     std::vector<dfx::channel_report> report;
     std::size_t channels;
     std::filesystem::path file;
+    std::filesystem::path from_capture;  // the same capture written through swimlane_capture
 };
+
+std::string read_file(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
 
 // Scheduler thread t owns cores t and t + 2; it dispatches, "runs" the task
 // on the core (stamping the AICore view with that core's sink) and observes
@@ -104,6 +113,7 @@ run_result<Level> run() {
     const auto dir = std::filesystem::temp_directory_path() / ("dfx_swimlane_host_test_" + std::to_string(Level));
     std::filesystem::remove_all(dir);
     result.file = host.write(dir);
+    result.from_capture = dfx::write_chip_swimlane_records(dir / "from_capture", result.capture);
     return result;
 }
 
@@ -148,8 +158,13 @@ void check_level() {
     for (const auto& lane : c.orchestrator_phases) submits += lane.size();
     CHECK(submits == (Level >= 4 ? cores * tasks_per_core : 0));
 
-    // The file reads back with the level's keys and exact u64 values.
+    // The host writes from its channels' bytes (scheduler threads' AICPU rows
+    // regrouped by core as they are written); the result is byte for byte
+    // what the capture, regrouped first, writes.
     REQUIRE(!r.file.empty());
+    CHECK(read_file(r.file) == read_file(r.from_capture));
+
+    // The file reads back with the level's keys and exact u64 values.
     simdjson::dom::parser parser;
     simdjson::dom::object doc = parser.load(r.file.string());
     std::vector<std::string_view> keys;

@@ -127,10 +127,46 @@ struct dep_graph {
     std::vector<dep_edge> edges;
 };
 
+// A task's fields, without its arguments (which the replay hands over as
+// the submit's tensor parts: dep_arg_of makes each one's dep_arg).
+struct dep_task_head {
+    std::uint64_t task_id = 0;
+    bool manual_scope = false;
+    bool early_dispatch = false;
+    std::int32_t kernel_ids[3] = {-1, -1, -1};
+    std::uint32_t block_num = 1;
+};
+
+inline dep_arg dep_arg_of(const dep_gen_tensor_part& part) noexcept {
+    dep_arg a;
+    a.idx = part.index;
+    a.type = part.type;
+    if (a.has_tensor()) {
+        a.tensor_id = tensor_id_of(part.view.addr, part.view.version);
+        a.slice = slice_geometry::of(part.view);
+    }
+    return a;
+}
+
+// Where the replay puts what it finds, in the order it finds it: tasks in
+// submit order, tensors in first-seen order, edges in wiring order. Plain
+// function pointers, not a template on the consumer, so the replay is
+// compiled once whether it builds a dep_graph (replay_dep_gen) or writes
+// deps.json as it goes (write_deps_json_file), and a host translation unit
+// that only writes the file compiles no vector of tasks, tensors or edges.
+struct dep_graph_sink {
+    void* context;
+    void (*task)(void* context, const dep_task_head& head, std::span<const dep_gen_tensor_part> args);
+    void (*tensor)(void* context, const dep_tensor& tensor);
+    void (*edge)(void* context, const dep_edge& edge);
+};
+
 namespace detail {
 
 class dep_graph_builder {
 public:
+    explicit dep_graph_builder(dep_graph_sink sink) : sink_(sink) {}
+
     void add(const dep_gen_submit& s) {
         const bool manual = (s.task.flags & dep_gen_in_manual_scope) != 0;
         add_task(s, manual);
@@ -144,7 +180,7 @@ public:
             e.succ = s.task_id;
             e.source = dep_edge_source::explicit_dep;
             e.flags = dep_wait | dep_retain;
-            graph_.edges.push_back(e);
+            sink_.edge(sink_.context, e);
         }
         if (manual) return;  // a manual scope wires its own dependencies
 
@@ -160,7 +196,7 @@ public:
                 e.flags = dep_wait | dep_retain;
                 e.tensor_id = tensor_id_of(view.addr, view.version);
                 e.consumer = slice_geometry::of(view);
-                graph_.edges.push_back(e);
+                sink_.edge(sink_.context, e);
             }
             if ((arg.type != arg_type::input && arg.type != arg_type::inout) || view.manual_dep) continue;
             tensormap_.lookup(view, [&](const produced_slice& entry, tensor_overlap overlap) {
@@ -175,7 +211,7 @@ public:
                 e.tensor_id = tensor_id_of(entry.addr, entry.version);
                 e.consumer = slice_geometry::of(view);
                 e.producer = slice_geometry::of(entry);
-                graph_.edges.push_back(e);
+                sink_.edge(sink_.context, e);
                 return arg.type == arg_type::inout && overlap == tensor_overlap::covered
                            ? replay_tensormap::after_hit::remove
                            : replay_tensormap::after_hit::keep;
@@ -189,59 +225,74 @@ public:
                 tensormap_.insert(arg.view, s.task_id);
     }
 
-    dep_graph take() { return std::move(graph_); }
-
 private:
     void add_task(const dep_gen_submit& s, bool manual) {
-        dep_task t;
+        dep_task_head t;
         t.task_id = s.task_id;
         t.manual_scope = manual;
         t.early_dispatch = (s.task.flags & dep_gen_early_dispatch) != 0;
         for (int k = 0; k < 3; ++k) t.kernel_ids[k] = s.task.kernel_ids[k];
         t.block_num = s.task.block_num > 0 ? s.task.block_num : 1;
-        t.args.reserve(s.tensors.size());
-        for (const dep_gen_tensor_part& part : s.tensors) {
-            dep_arg a;
-            a.idx = part.index;
-            a.type = part.type;
-            if (a.has_tensor()) {
-                a.tensor_id = tensor_id_of(part.view.addr, part.view.version);
-                a.slice = slice_geometry::of(part.view);
-                register_tensor(a.tensor_id, part.view);
-            }
-            t.args.push_back(a);
-        }
-        graph_.tasks.push_back(std::move(t));
+        sink_.task(sink_.context, t, s.tensors);
+        for (const dep_gen_tensor_part& part : s.tensors)
+            if (part.type != arg_type::output) register_tensor(part.view);
     }
 
-    void register_tensor(std::uint64_t id, const tensor_view& v) {
+    void register_tensor(const tensor_view& v) {
+        const std::uint64_t id = tensor_id_of(v.addr, v.version);
         if (!tensor_ids_.insert(id).second) return;  // the first sighting describes it
         const std::uint64_t elem = dtype_size(v.dtype);
-        graph_.tensors.push_back({id, v.addr, v.version, v.dtype, elem == 0 ? 0 : v.size / elem});
+        sink_.tensor(sink_.context, {id, v.addr, v.version, v.dtype, elem == 0 ? 0 : v.size / elem});
     }
 
-    dep_graph graph_;
+    dep_graph_sink sink_;
     replay_tensormap tensormap_;
     u64_index tensor_ids_;
     u64_index seen_;
 };
 
+// The sink that collects a dep_graph.
+inline dep_graph_sink graph_sink(dep_graph& g) {
+    return {&g,
+            [](void* c, const dep_task_head& h, std::span<const dep_gen_tensor_part> parts) {
+                dep_task t;
+                t.task_id = h.task_id;
+                t.manual_scope = h.manual_scope;
+                t.early_dispatch = h.early_dispatch;
+                for (int k = 0; k < 3; ++k) t.kernel_ids[k] = h.kernel_ids[k];
+                t.block_num = h.block_num;
+                t.args.reserve(parts.size());
+                for (const dep_gen_tensor_part& p : parts) t.args.push_back(dep_arg_of(p));
+                static_cast<dep_graph*>(c)->tasks.push_back(std::move(t));
+            },
+            [](void* c, const dep_tensor& t) { static_cast<dep_graph*>(c)->tensors.push_back(t); },
+            [](void* c, const dep_edge& e) { static_cast<dep_graph*>(c)->edges.push_back(e); }};
+}
+
 }  // namespace detail
 
 inline dep_graph replay_dep_gen(std::span<const dep_gen_submit> submits) {
-    detail::dep_graph_builder builder;
+    dep_graph g;
+    detail::dep_graph_builder builder(detail::graph_sink(g));
     for (const dep_gen_submit& s : submits) builder.add(s);
-    return builder.take();
+    return g;
 }
 
-// Throws output_error if the stream is malformed (dep_gen_stream.hpp).
-// Each submit is replayed as the reader closes it; a defect found later
-// still throws, and the half-built graph is dropped.
-inline dep_graph replay_dep_gen(std::span<const dep_gen_record> records) {
-    detail::dep_graph_builder builder;
+// Replays a record stream into `sink` as each submit is read. Throws
+// output_error if the stream is malformed (dep_gen_stream.hpp); a defect
+// found later still throws, after the sink has seen the earlier submits.
+inline void replay_dep_gen(std::span<const dep_gen_record> records, dep_graph_sink sink) {
+    detail::dep_graph_builder builder(sink);
     detail::read_dep_gen_stream(
         records, [](void* b, dep_gen_submit& s) { static_cast<detail::dep_graph_builder*>(b)->add(s); }, &builder);
-    return builder.take();
+}
+
+// Throws output_error if the stream is malformed (dep_gen_stream.hpp); the
+// half-built graph is dropped.
+inline dep_graph replay_dep_gen(std::span<const dep_gen_record> records) {
+    dep_graph g;
+    replay_dep_gen(records, detail::graph_sink(g));
+    return g;
 }
 
 }  // namespace dfx

@@ -22,7 +22,6 @@
 // header carries `dropped`, and the args dump flags what it truncated.)
 #pragma once
 
-#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -43,6 +42,7 @@
 #include "dfx/output/output_error.hpp"
 #include "dfx/policy/collector_choice.hpp"
 #include "dfx/schema/artefact_names.hpp"
+#include "dfx/session/session_summary.hpp"
 #include "dfx/transport/accounting.hpp"
 #include "dfx/transport/transport_host.hpp"
 
@@ -72,43 +72,6 @@ struct session_options {
     args_dump_layout dump_sizes{};  // its scheduler_threads is taken from the layout
 };
 
-// One collector's outcome.
-struct collector_outcome {
-    std::string collector;                    // "chip swimlane", "dep_gen", "scope stats", "args dump", "PMU"
-    accounting_totals counts;                 // produced, collected, dropped, lost
-    std::vector<std::filesystem::path> files; // what it wrote
-    std::string not_written;                  // why it wrote nothing, when it did not
-
-    bool complete() const noexcept { return counts.complete() && not_written.empty(); }
-};
-
-struct session_summary {
-    std::vector<collector_outcome> collectors;  // the enabled ones, in the order above
-    std::filesystem::path name_map;             // empty: not written (no swimlane and no dep_gen)
-
-    bool complete() const noexcept {
-        for (const auto& c : collectors)
-            if (!c.complete()) return false;
-        return true;
-    }
-    const collector_outcome* find(std::string_view name) const noexcept {
-        for (const auto& c : collectors)
-            if (c.collector == name) return &c;
-        return nullptr;
-    }
-};
-
-// One line per collector: what it wrote, or why it wrote nothing.
-inline void write_session_summary(std::FILE* out, const session_summary& s) {
-    for (const auto& c : s.collectors) {
-        std::string what = c.not_written;
-        if (what.empty() && c.files.empty()) what = "nothing captured, nothing written";
-        for (const auto& f : c.files) what += (what.empty() ? "wrote " : ", ") + f.string();
-        std::fprintf(out, "%s: %s\n", c.collector.c_str(), what.c_str());
-    }
-    if (!s.name_map.empty()) std::fprintf(out, "name map: wrote %s\n", s.name_map.string().c_str());
-}
-
 // Which host collectors a session compiles: all of them for a choice made at
 // run time; only the enabled ones for dfx::session, whose choice is a type,
 // so a runtime's host TU compiles no writer it cannot use.
@@ -136,9 +99,8 @@ concept defined = requires { sizeof(Host); };
 // A collector's counts, and why its artefact is not written when its capture
 // is incomplete (not_written left empty otherwise). A file that records its
 // own losses (records_loss) is still written after drops.
-inline collector_outcome counted_outcome(const char* name, const std::vector<channel_report>& reports,
-                                         bool records_loss) {
-    collector_outcome o;
+inline void counted_outcome(collector_outcome& o, const char* name, const std::vector<channel_report>& reports,
+                            bool records_loss) {
     o.collector = name;
     o.counts = totals(reports);
     if (o.counts.unfinished_channels > 0) {
@@ -150,7 +112,6 @@ inline collector_outcome counted_outcome(const char* name, const std::vector<cha
     } else if (o.counts.dropped > 0 && !records_loss) {
         o.not_written = message({"not written: ", o.counts.dropped, " of ", o.counts.produced, " records were dropped"});
     }
-    return o;
 }
 
 // One host's channel reports, under the collector's title.
@@ -169,7 +130,9 @@ inline bool note_running_lanes(const std::vector<titled_reports>& hosts, bool na
             running = true;
             if (!name_them || !log) continue;
             std::string id = message({h.title, "/", r.name, "/", r.producer_id});
-            if (std::find(named.begin(), named.end(), id) != named.end()) continue;
+            bool already = false;  // (a loop, not std::find: <algorithm> is not parsed for this)
+            for (const std::string& n : named) already = already || n == id;
+            if (already) continue;
             std::fprintf(log,
                          "dfx session: waiting for %s: the lane of %s %u is still attached "
                          "(finish it, or let it go out of scope); giving up in %lld ms\n",
@@ -308,22 +271,24 @@ public:
         stop();
         const std::filesystem::path& dir = set_->dir();
         if constexpr (Hosts::swimlane)
-            if (swimlane_) summary.collectors.push_back(outcome("chip swimlane", *swimlane_, [&] { return files_of(swimlane_->write(dir)); }));
+            if (swimlane_) outcome(summary, "chip swimlane", *swimlane_, [&](artefact_paths& f) { f.add(swimlane_->write(dir)); });
         if constexpr (Hosts::dep_gen)
-            if (deps_) summary.collectors.push_back(outcome("dep_gen", *deps_, [&]() -> std::vector<std::filesystem::path> {
+            if (deps_) outcome(summary, "dep_gen", *deps_, [&](artefact_paths& f) {
                 const auto w = deps_->write(dir);
                 if (!w.refused.empty()) throw refused{w.refused};
-                return files_of(w.path);
-            }));
+                f.add(w.path);
+            });
         if constexpr (Hosts::scope_stats)
-            if (scopes_) summary.collectors.push_back(outcome("scope stats", *scopes_, [&] { return files_of(scopes_->write(dir)); }, /*records_loss=*/true));
+            if (scopes_) outcome(summary, "scope stats", *scopes_, [&](artefact_paths& f) { f.add(scopes_->write(dir)); }, /*records_loss=*/true);
         if constexpr (Hosts::args_dump)
-            if (dump_) summary.collectors.push_back(outcome("args dump", *dump_, [&] {
+            if (dump_) outcome(summary, "args dump", *dump_, [&](artefact_paths& f) {
                 const std::filesystem::path json = dump_->write();
-                return json.empty() ? std::vector<std::filesystem::path>{} : std::vector<std::filesystem::path>{json, json.parent_path() / schema::args_bin_file};
-            }, /*records_loss=*/true));
+                if (json.empty()) return;
+                f.add(json);
+                f.add(json.parent_path() / schema::args_bin_file);
+            }, /*records_loss=*/true);
         if constexpr (Hosts::pmu)
-            if (pmu_) summary.collectors.push_back(outcome("PMU", *pmu_, [&] { return files_of(pmu_->write(dir)); }));
+            if (pmu_) outcome(summary, "PMU", *pmu_, [&](artefact_paths& f) { f.add(pmu_->write(dir)); });
         if (choice_.swimlane_level > 0 || choice_.dep_gen) summary.name_map = write_name_map(dir, options_.case_name, kernels_);
         set_->commit();  // the whole set at once
         for (auto& c : summary.collectors)
@@ -359,22 +324,18 @@ private:
             if (pmu_) f(*pmu_, "PMU");
     }
 
-    static std::vector<std::filesystem::path> files_of(const std::filesystem::path& p) {
-        return p.empty() ? std::vector<std::filesystem::path>{} : std::vector<std::filesystem::path>{p};
-    }
-
     // Counts, then the artefact unless the capture is incomplete
     // (detail::counted_outcome).
     template <class Host, class Write>
-    collector_outcome outcome(const char* name, Host& host, Write&& write, bool records_loss = false) {
-        collector_outcome o = detail::counted_outcome(name, host.report(), records_loss);
-        if (!o.not_written.empty()) return o;
+    void outcome(session_summary& summary, const char* name, Host& host, Write&& write, bool records_loss = false) {
+        collector_outcome& o = summary.collectors.add();
+        detail::counted_outcome(o, name, host.report(), records_loss);
+        if (!o.not_written.empty()) return;
         try {
-            o.files = write();
+            write(o.files);
         } catch (const refused& r) {
             o.not_written = r.why;
         }
-        return o;
     }
 
     std::vector<detail::titled_reports> reports() {
