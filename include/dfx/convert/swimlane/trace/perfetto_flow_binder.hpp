@@ -4,14 +4,15 @@
 // thread that holds its time; Perfetto carries it as a flow id ON that
 // slice's begin event. The trace sections write every slice before the
 // first flow (trace_writer.hpp), so the binder indexes the slices once, at
-// the first flow, and each endpoint is bound then and kept as 8 bytes in
-// its slice's list (nothing per endpoint is kept for later).
+// the first flow: it sorts them in place by track and time (no copy: the
+// searches run on the slices themselves) and numbers them by event id. Each
+// endpoint is bound then and kept as 8 bytes in its slice's list.
 //
 //   pf_flow_binder binder;
 //   binder.index(slices, track_count);            // once every slice is in
 //   const std::uint32_t s = binder.bind(slices, track, ts_ns, bind_id);
 //   if (s == pf_flow_binder::none) ...            // no slice: an instant
-//   binder.release_search();                      // keeps by_track()
+//   binder.release();
 #pragma once
 
 #include <algorithm>
@@ -27,6 +28,7 @@ struct pf_slice_rec {
     std::uint32_t name = 0;  // interned name's iid; 0: the name is inline in the args bytes
     std::uint32_t args_at = 0, args_size = 0;  // the encoded name / args, in the args bytes
     std::int64_t begin = 0, end = 0, event_id = -1;
+    std::uint32_t seq = 0;  // the order written: breaks ties as the JSON view's order does
     std::uint32_t flows_head = ~0u, flows_tail = ~0u;  // its flow endpoints, a list in arrival order
 };
 
@@ -36,20 +38,17 @@ public:
 
     [[nodiscard]] bool indexed() const noexcept { return indexed_; }
 
-    // Indexes `slices` (on `tracks` tracks): by event id, and per track by
-    // time. Called once, when every slice is in.
-    void index(const std::vector<pf_slice_rec>& slices, std::size_t tracks) {
+    // Sorts `slices` (on `tracks` tracks) by (track, begin, end descending,
+    // order written): outer slices before the ones they hold; of equal ones,
+    // the later written is inner. Then indexes them by event id and track.
+    // Called once, when every slice is in.
+    void index(std::vector<pf_slice_rec>& slices, std::size_t tracks) {
         indexed_ = true;
-        by_track_.resize(slices.size());
-        for (std::uint32_t i = 0; i < by_track_.size(); ++i) by_track_[i] = i;
-        // (track, begin, end descending, index): outer slices before the
-        // ones they hold; of equal ones, the later written is inner.
-        std::sort(by_track_.begin(), by_track_.end(), [&](std::uint32_t a, std::uint32_t b) {
-            const pf_slice_rec &x = slices[a], &y = slices[b];
+        std::sort(slices.begin(), slices.end(), [](const pf_slice_rec& x, const pf_slice_rec& y) {
             if (x.track != y.track) return x.track < y.track;
             if (x.begin != y.begin) return x.begin < y.begin;
             if (x.end != y.end) return x.end > y.end;
-            return a < b;
+            return x.seq < y.seq;
         });
         // Event ids are dense (index.hpp numbers them in runs from 0): a table.
         for (const pf_slice_rec& r : slices) max_id_ = std::max(max_id_, r.event_id);
@@ -57,17 +56,10 @@ public:
         for (std::uint32_t i = 0; i < slices.size(); ++i) {
             if (slices[i].event_id >= 0) by_id_[static_cast<std::size_t>(slices[i].event_id)] = i;
         }
-        // Where each track's run starts in by_track, and the begins and ends
-        // in that order, contiguous: the searches touch these, not the slices.
+        // Where each track's run starts.
         track_start_.assign(tracks + 1, 0);
-        for (const std::uint32_t i : by_track_) ++track_start_[slices[i].track + 1];
+        for (const pf_slice_rec& r : slices) ++track_start_[r.track + 1];
         for (std::size_t t = 1; t < track_start_.size(); ++t) track_start_[t] += track_start_[t - 1];
-        begins_.resize(by_track_.size());
-        ends_.resize(by_track_.size());
-        for (std::size_t k = 0; k < by_track_.size(); ++k) {
-            begins_[k] = slices[by_track_[k]].begin;
-            ends_[k] = slices[by_track_[k]].end;
-        }
     }
 
     // The slice an endpoint on `track` at `ts` binds to: by event id, else
@@ -82,36 +74,26 @@ public:
         if (track + 1 >= track_start_.size()) return none;
         // The last slice of the track beginning at or before ts, going back
         // past the ones that end before it (few: lanes rarely nest).
-        const auto lo = begins_.begin() + track_start_[track];
-        auto hi = std::upper_bound(lo, begins_.begin() + track_start_[track + 1], ts);
+        const auto lo = slices.begin() + track_start_[track];
+        auto hi = std::upper_bound(lo, slices.begin() + track_start_[track + 1], ts,
+                                   [](std::int64_t t, const pf_slice_rec& r) { return t < r.begin; });
         for (int steps = 0; hi != lo && steps < 64; ++steps) {
             --hi;
-            const auto k = static_cast<std::size_t>(hi - begins_.begin());
-            if (ends_[k] >= ts) return by_track_[k];
+            if (hi->end >= ts) return static_cast<std::uint32_t>(hi - slices.begin());
         }
         return none;
     }
 
-    // Slice indices by (track, begin, end descending, index).
-    [[nodiscard]] const std::vector<std::uint32_t>& by_track() const noexcept { return by_track_; }
-
-    // Frees the search tables once no more flows come; by_track() stays.
-    void release_search() {
+    // Frees the tables once no more flows come.
+    void release() {
         std::vector<std::uint32_t>().swap(by_id_);
         std::vector<std::uint32_t>().swap(track_start_);
-        std::vector<std::int64_t>().swap(begins_);
-        std::vector<std::int64_t>().swap(ends_);
-    }
-    void release() {
-        release_search();
-        std::vector<std::uint32_t>().swap(by_track_);
     }
 
 private:
     bool indexed_ = false;
     std::int64_t max_id_ = -1;
-    std::vector<std::uint32_t> by_track_, by_id_, track_start_;
-    std::vector<std::int64_t> begins_, ends_;
+    std::vector<std::uint32_t> by_id_, track_start_;
 };
 
 }  // namespace dfx::convert::swimlane::trace

@@ -46,6 +46,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -94,6 +95,7 @@ public:
         r.begin = ns(s.ts_us);
         r.end = r.begin + ns(s.dur_us);
         r.event_id = s.event_id;
+        r.seq = static_cast<std::uint32_t>(slices_.size());
         r.args_at = static_cast<std::uint32_t>(args_.size());
         protobuf_writer w(args_);
         if (inline_name) w.string(pf::event::name, s.name);
@@ -127,7 +129,7 @@ public:
     }
     // A point of the counter track `name` of process `pid`.
     void counter(int pid, std::string_view name, double ts_us, std::int64_t value) {
-        counters_.push_back({counter_track(pid, name), ns(ts_us), value});
+        counters_.push_back({ns(ts_us), value, counter_track(pid, name)});
     }
     // Points of several counter tracks at one time: one packet, the first
     // as its TYPE_COUNTER event, the others as its extra counter values.
@@ -135,8 +137,8 @@ public:
         const std::int64_t t = ns(ts_us);
         bool first = true;
         for (const auto& [name, value] : points) {
-            counters_.push_back({counter_track(pid, name), t, value, first ? static_cast<std::uint8_t>(points.size() - 1)
-                                                                            : std::uint8_t{0}, !first});
+            counters_.push_back({t, value, counter_track(pid, name),
+                                 first ? static_cast<std::uint8_t>(points.size() - 1) : std::uint8_t{0}, !first});
             first = false;
         }
     }
@@ -146,22 +148,29 @@ public:
     // may empty it (a file writer's flush).
     template <class Flush>
     void finish(std::string& out, Flush&& flush) {
-        // Two cores: the time order of the slices and counters is sorted on
-        // a second thread while the flows are attached and the slices nested
-        // (which read and write other fields).
-        std::vector<item> items;
-        std::thread sorter([&] { items = sorted_items(); });
+        // No flow comes after this: the slices (in track order since the
+        // first flow) are nested, then put in time order in place, while a
+        // second thread sorts the counter points.
+        std::vector<std::uint32_t> counter_order;
+        std::thread sorter([&] { counter_order = sorted_counters(); });
         try {
             if (!binder_.indexed()) binder_.index(slices_, tracks_.size());
-            binder_.release_search();
-            nest_slices(binder_.by_track());
             binder_.release();
+            nest_slices();
+            // Begins in time order; at one ts the longer first (the shorter
+            // nests inside), of equal ones the earlier written.
+            std::sort(slices_.begin(), slices_.end(), [](const slice_rec& a, const slice_rec& b) {
+                if (a.begin != b.begin) return a.begin < b.begin;
+                if (a.end != b.end) return a.end > b.end;
+                return a.seq < b.seq;
+            });
+            std::stable_sort(orphans_.begin(), orphans_.end(),
+                             [](const orphan_rec& a, const orphan_rec& b) { return a.ts < b.ts; });
         } catch (...) {
             sorter.join();
             throw;
         }
         sorter.join();
-        add_orphan_items(items);
         protobuf_writer w(out);
         // The first packet clears the incremental state and defines the
         // clock every later packet's timestamp is a delta of.
@@ -194,17 +203,22 @@ public:
         }
         for (std::size_t i = 0; i < tracks_.size(); ++i) write_descriptor(w, i);
         flush(out);
-        // The packets, in blocks encoded two at a time (this thread and one
-        // more), written in order.
-        const std::vector<std::uint32_t> first_use = first_uses(items);
+        // The packets, merged in time order a block at a time, each block
+        // encoded in two halves at once (this thread and one more), written
+        // in order.
         constexpr std::size_t block = std::size_t{1} << 16;
+        time_merge merge(*this, counter_order);
+        std::vector<item> items;
+        items.reserve(2 * block);
         std::string other;
-        for (std::size_t lo = 0; lo < items.size(); lo += 2 * block) {
-            const std::size_t mid = std::min(items.size(), lo + block), hi = std::min(items.size(), lo + 2 * block);
+        std::int64_t last = 0;  // the clock before the block
+        while (merge.next_block(items, 2 * block)) {
+            const std::size_t mid = std::min(items.size(), block), hi = items.size();
+            const std::int64_t mid_last = std::max<std::int64_t>(items[mid - 1].ts, 0);
             std::thread second;
-            if (mid < hi) second = std::thread([&, mid, hi] { encode(items, first_use, mid, hi, other); });
+            if (mid < hi) second = std::thread([&, mid, hi] { encode(items, mid, hi, mid_last, other); });
             try {
-                encode(items, first_use, lo, mid, out);
+                encode(items, 0, mid, last, out);
             } catch (...) {
                 if (second.joinable()) second.join();
                 throw;
@@ -214,6 +228,7 @@ public:
                 second.join();
                 flush(other);
             }
+            last = std::max<std::int64_t>(items.back().ts, 0);
         }
         flush(out);
     }
@@ -273,35 +288,90 @@ private:
         std::uint32_t track;
         std::uint32_t tagged;
     };
-    struct counter_rec {
-        std::uint32_t track;
+    struct counter_rec {  // 24 bytes
         std::int64_t ts;
         std::int64_t value;
+        std::uint32_t track;
         std::uint8_t extra = 0;  // points that follow in this packet
         bool follows = false;    // written with the point before it
     };
-    // One packet to write: 16 bytes, two per slice. Ties at one ts are
-    // broken by order_of(), read from the slice (see sorted_items()).
+    // One packet to write, in time order (time_merge makes them a block
+    // at a time).
     struct item {
         enum kind_t : std::uint8_t { end = 0, begin = 1, instant = 2, counter = 3 };
         std::int64_t ts;
         std::uint32_t index;
         kind_t kind;
-        bool closing = false;  // a zero-length slice's end, right after its begin
+        bool closing = false;   // a zero-length slice's end, right after its begin
+        bool interns = false;   // the first begin of its interned name: carries it
     };
-    std::int64_t order_of(const item& it) const {
-        if (it.kind == item::end) return -slices_[it.index].begin;
-        if (it.kind == item::begin && !it.closing) return -(slices_[it.index].end - slices_[it.index].begin);
-        return 0;
-    }
-    bool before(const item& a, const item& b) const {
-        if (a.ts != b.ts) return a.ts < b.ts;
-        if (a.kind != b.kind) return a.kind < b.kind;
-        const std::int64_t x = order_of(a), y = order_of(b);
-        if (x != y) return x < y;
-        if (a.index != b.index) return a.index < b.index;
-        return a.closing < b.closing;
-    }
+
+    // The packets in time order, from the slices sorted by begin, a heap of
+    // the open slices' ends, the orphan endpoints and the counter points
+    // (each sorted). At one timestamp: slice ends first (the later-begun
+    // first), then begins (the longer first), instants, counters. A
+    // zero-length slice writes its end right after its begin.
+    class time_merge {
+    public:
+        time_merge(const perfetto_trace& t, const std::vector<std::uint32_t>& counters)
+            : t_(t), counters_(counters), interned_(t.names_.order.size(), false) {}
+        // Fills `items` with up to `n` packets; false when none are left.
+        bool next_block(std::vector<item>& items, std::size_t n) {
+            items.clear();
+            while (items.size() < n) {
+                std::int64_t best = std::numeric_limits<std::int64_t>::max();
+                int from = -1;  // 0 end, 1 begin, 2 instant, 3 counter: the tie order
+                if (!ends_.empty()) best = ends_.front().end, from = 0;
+                if (b_ < t_.slices_.size() && (from < 0 || t_.slices_[b_].begin < best)) best = t_.slices_[b_].begin, from = 1;
+                if (o_ < t_.orphans_.size() && (from < 0 || t_.orphans_[o_].ts < best)) best = t_.orphans_[o_].ts, from = 2;
+                if (c_ < counters_.size() && (from < 0 || t_.counters_[counters_[c_]].ts < best)) from = 3;
+                if (from < 0) break;
+                if (from == 0) {
+                    std::pop_heap(ends_.begin(), ends_.end(), later);
+                    items.push_back({ends_.back().end, ends_.back().index, item::end});
+                    ends_.pop_back();
+                } else if (from == 1) {
+                    const auto i = static_cast<std::uint32_t>(b_++);
+                    const slice_rec& s = t_.slices_[i];
+                    const bool first = s.name != 0 && !interned_[s.name - 1];
+                    if (first) interned_[s.name - 1] = true;
+                    items.push_back({s.begin, i, item::begin, false, first});
+                    if (s.end == s.begin) {
+                        items.push_back({s.begin, i, item::begin, true});
+                    } else {
+                        ends_.push_back({s.end, s.begin, s.seq, i});
+                        std::push_heap(ends_.begin(), ends_.end(), later);
+                    }
+                } else if (from == 2) {
+                    items.push_back({t_.orphans_[o_].ts, static_cast<std::uint32_t>(o_), item::instant});
+                    ++o_;
+                } else {
+                    items.push_back({t_.counters_[counters_[c_]].ts, counters_[c_], item::counter});
+                    ++c_;
+                }
+            }
+            return !items.empty();
+        }
+
+    private:
+        struct open_end {
+            std::int64_t end, begin;
+            std::uint32_t seq, index;
+        };
+        // Heap order: the top is the earliest end; at one end the later
+        // begun, then the earlier written.
+        static bool later(const open_end& a, const open_end& b) {
+            if (a.end != b.end) return a.end > b.end;
+            if (a.begin != b.begin) return a.begin < b.begin;
+            return a.seq > b.seq;
+        }
+        const perfetto_trace& t_;
+        const std::vector<std::uint32_t>& counters_;
+        std::vector<bool> interned_;
+        std::vector<open_end> ends_;
+        std::size_t b_ = 0, o_ = 0, c_ = 0;
+    };
+    friend class time_merge;
 
     // uuid = index in tracks_ + 1 (0 is Perfetto's trace-global track).
     static std::uint64_t uuid_of(std::size_t index) { return index + 1; }
@@ -371,15 +441,15 @@ private:
     // sub-lanes when a core's slices overlap). Each slice that would break
     // the nesting moves to an overflow track under its thread's, the first
     // one where it nests.
-    void nest_slices(const std::vector<std::uint32_t>& by_track) {
+    // The slices are in track order (pf_flow_binder::index()).
+    void nest_slices() {
         struct lane {
             std::uint32_t track;
             std::vector<std::int64_t> open_ends;  // a stack: innermost last
         };
         std::vector<lane> lanes;
         std::uint32_t current = none;
-        for (const std::uint32_t i : by_track) {
-            slice_rec& s = slices_[i];
+        for (slice_rec& s : slices_) {
             if (s.track != current) {
                 current = s.track;
                 lanes.assign(1, lane{current, {}});
@@ -404,59 +474,24 @@ private:
         }
     }
 
-    // Every event's packet in time order. At one timestamp: slice ends
-    // first (the later-begun first), then begins (the longer first, so the
-    // shorter nests inside), instants and counters last. A zero-length slice
-    // writes its end right after its begin.
-    std::vector<item> sorted_items() const {
-        std::vector<item> items;
-        items.reserve(2 * slices_.size() + counters_.size() + orphans_.size());
-        for (std::uint32_t i = 0; i < slices_.size(); ++i) {
-            const slice_rec& s = slices_[i];
-            items.push_back({s.begin, i, item::begin});
-            if (s.end != s.begin) {
-                items.push_back({s.end, i, item::end});
-            } else {
-                items.push_back({s.begin, i, item::begin, true});
-            }
-        }
+    // The counter points that start a packet, by (time, order written).
+    std::vector<std::uint32_t> sorted_counters() const {
+        std::vector<std::uint32_t> order;
         for (std::uint32_t c = 0; c < counters_.size(); ++c) {
-            if (!counters_[c].follows) items.push_back({counters_[c].ts, c, item::counter});
+            if (!counters_[c].follows) order.push_back(c);
         }
-        std::sort(items.begin(), items.end(), [this](const item& a, const item& b) { return before(a, b); });
-        return items;
+        std::stable_sort(order.begin(), order.end(),
+                         [&](std::uint32_t a, std::uint32_t b) { return counters_[a].ts < counters_[b].ts; });
+        return order;
     }
 
-    // Orphan flow endpoints (no slice holds them) as instants, merged into
-    // the sorted items.
-    void add_orphan_items(std::vector<item>& items) const {
-        const auto sorted = static_cast<std::ptrdiff_t>(items.size());
-        for (std::uint32_t f = 0; f < orphans_.size(); ++f) items.push_back({orphans_[f].ts, f, item::instant});
-        const auto less = [this](const item& a, const item& b) { return before(a, b); };
-        std::sort(items.begin() + sorted, items.end(), less);
-        std::inplace_merge(items.begin(), items.begin() + sorted, items.end(), less);
-    }
-
-    // For each name, the item of the first slice begin that uses it: its
-    // packet carries the interned name.
-    std::vector<std::uint32_t> first_uses(const std::vector<item>& items) const {
-        std::vector<std::uint32_t> first(names_.order.size(), none);
-        for (std::uint32_t i = 0; i < items.size(); ++i) {
-            const item& it = items[i];
-            if (it.kind != item::begin || it.closing || slices_[it.index].name == 0) continue;
-            std::uint32_t& f = first[slices_[it.index].name - 1];
-            if (f == none) f = i;
-        }
-        return first;
-    }
-
-    // Appends the packets of items [lo, hi) to `out`.
-    void encode(const std::vector<item>& items, const std::vector<std::uint32_t>& first_use, std::size_t lo,
-                std::size_t hi, std::string& out) const {
+    // Appends the packets of items [lo, hi) to `out`; `last`: the clock
+    // before items[lo].
+    void encode(const std::vector<item>& items, std::size_t lo, std::size_t hi, std::int64_t last,
+                std::string& out) const {
         protobuf_writer w(out);
         // Delta timestamps never go back: items are sorted by time. A
         // negative time (possible with --lenient) is clamped to 0.
-        std::int64_t last = lo == 0 ? 0 : std::max<std::int64_t>(items[lo - 1].ts, 0);
         for (std::size_t i = lo; i < hi; ++i) {
             const item& it = items[i];
             const auto p = w.begin(pf::trace_packet);
@@ -465,10 +500,7 @@ private:
             last = t;
             w.varint(pf::packet::trusted_packet_sequence_id, sequence_id);
             w.varint(pf::packet::sequence_flags, pf::packet::seq_needs_incremental_state);
-            if (it.kind == item::begin && !it.closing && slices_[it.index].name != 0 &&
-                first_use[slices_[it.index].name - 1] == i) {
-                write_interned(w, slices_[it.index]);
-            }
+            if (it.interns) write_interned(w, slices_[it.index]);
             const auto e = w.begin(pf::packet::track_event);
             write_event(w, it);
             w.end(e);
