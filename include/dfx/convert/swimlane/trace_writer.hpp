@@ -68,7 +68,8 @@ inline trace_summary write_trace(const perf_data& pd, const deps_graph& deps, co
             for (const auto& lane : pd.sched) phases += lane.size();
             // (Generous: room never touched costs no memory, a table grown
             // past its room holds two copies for a moment.)
-            pb->reserve(3 * pd.tasks.size() + phases + index.tasks.size() / 2, 16 * pd.tasks.size() + 4 * phases);
+            pb->reserve(3 * pd.tasks.size() + phases + index.tasks.size() / 2, 16 * pd.tasks.size() + 4 * phases,
+                        4 * phases);
         }
     }
     trace_context cx(out, opt, index.first_free_event_id, pb ? &*pb : nullptr);

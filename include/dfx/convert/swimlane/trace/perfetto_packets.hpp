@@ -68,13 +68,15 @@ public:
     // µs (the JSON view's unit, 3 decimals) -> ns.
     static std::int64_t ns(double us) { return std::llround(us * 1000.0); }
 
-    // Room for about `slices` slices and `flows` flow endpoints (a hint:
+    // Room for about `slices` slices, `flows` flow endpoints and
+    // `counter_points` counter points (a hint:
     // growing a table copies it, and the copy and the old one are both
     // resident for a moment; room reserved but never touched costs nothing).
-    void reserve(std::size_t slices, std::size_t flows) {
+    void reserve(std::size_t slices, std::size_t flows, std::size_t counter_points) {
         slices_.reserve(slices);
         links_.reserve(flows);
-        args_.reserve(slices * 32);
+        counters_.reserve(counter_points);
+        args_.reserve(slices * 64);
     }
 
     // ---- tracks ----
