@@ -3,7 +3,7 @@
 writes them, and their comparison with the JSON trace of the same capture.
 
 The decoder knows the protobuf wire format and the few Perfetto field numbers
-the writer uses (include/dfx/convert/swimlane/trace/perfetto_packets.hpp, from
+the writer uses (include/dfx/convert/swimlane/trace/perfetto_fields.hpp, from
 Perfetto's protos/perfetto/trace/); it implements the semantics a reader must:
 track descriptors, interned data (valid only after SEQ_INCREMENTAL_STATE_CLEARED
 on the sequence), the sequence-scoped incremental clock, slice begin / end

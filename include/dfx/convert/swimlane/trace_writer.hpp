@@ -66,7 +66,10 @@ inline trace_summary write_trace(const perf_data& pd, const deps_graph& deps, co
         if (!opt.window) {  // room for every event (a window keeps few of them)
             std::size_t phases = 0;
             for (const auto& lane : pd.sched) phases += lane.size();
-            pb->reserve(2 * pd.tasks.size() + phases + index.tasks.size() / 2, 4 * pd.tasks.size() + 2 * phases);
+            // (Generous: room never touched costs no memory, a table grown
+            // past its room holds two copies for a moment.)
+            pb->reserve(3 * pd.tasks.size() + phases + index.tasks.size() / 2, 16 * pd.tasks.size() + 4 * phases,
+                        4 * phases);
         }
     }
     trace_context cx(out, opt, index.first_free_event_id, pb ? &*pb : nullptr);

@@ -65,7 +65,7 @@ inline void write_submit(event_sink& ev, const orch_record& r, std::int64_t tid,
     if (ev.protobuf()) {
         // "phase" is the category's.
         ev.slice({"orchestrator", valid ? fmt::format("submit({})", disp) : fmt::format("submit({})", r.submit_idx),
-                  layout::host_pid, tid, r.start_us, r.end_us - r.start_us},
+                  layout::host_pid, tid, r.start_us, r.end_us - r.start_us, -1, pf_slice::inline_text},
                  {pf_arg::of("submit_idx", static_cast<std::int64_t>(r.submit_idx)),
                   pf_arg::of("task_id", static_cast<std::int64_t>(r.task_id.value))});
         return;

@@ -1,17 +1,16 @@
 // perfetto_packets: the swimlane trace as Perfetto's native protobuf format
 // (a `Trace` of `TracePacket`s), the second backend of event_sink
-// (event_shapes.hpp) beside the JSON one. The field numbers below are
-// Perfetto's (protos/perfetto/trace/: trace_packet.proto, clock_snapshot.proto,
-// track_event/{track_event,track_descriptor,process_descriptor,
-// thread_descriptor,counter_descriptor,debug_annotation}.proto,
-// interned_data/interned_data.proto); they are stable by protobuf's contract.
+// (event_shapes.hpp) beside the JSON one. Perfetto's field numbers and the
+// shapes the sections hand in are in perfetto_fields.hpp; flow endpoints are
+// bound to their slices by perfetto_flow_binder.hpp.
 //
 // What the JSON view has, the protobuf trace has, on one packet sequence:
 //   process_name / thread_name  -> TrackDescriptors (ProcessDescriptor,
 //                                  ThreadDescriptor), one per pid / (pid, tid)
 //   "X" slice                   -> TYPE_SLICE_BEGIN + TYPE_SLICE_END, with the
-//                                  name interned, the category interned and
-//                                  the args as interned-name debug annotations
+//                                  category interned, the name interned (or
+//                                  inline, for a task's own label) and the
+//                                  args as interned-name debug annotations
 //   "s" / "f" flow endpoints    -> flow_ids / terminating_flow_ids ON the slice
 //                                  they bind to (bind_id, else the enclosing
 //                                  slice of the track at ts); an endpoint with
@@ -27,10 +26,11 @@
 // the JSON "id" of slices (flows are attached directly instead).
 //
 // Flows are drawn after the slices they bind to, so this backend keeps the
-// events (compactly, a few dozen bytes each) and writes them at finish(),
-// sorted by time: timestamps are deltas of a sequence-scoped incremental
-// clock (1-3 bytes instead of 6), interned data is emitted with the first
-// packet that uses it.
+// slices (56 bytes each, plus their encoded args) and counter points, binds
+// each flow endpoint to its slice as it arrives (8 bytes), and writes the
+// packets at finish(), sorted by time: timestamps are deltas of a
+// sequence-scoped incremental clock (1-3 bytes instead of 6), interned data
+// is emitted with the first packet that uses it.
 //
 //   perfetto_trace pb;
 //   pb.process_name(4, "Worker View");
@@ -46,9 +46,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <map>
-#include <thread>
 #include <memory>
+#include <stdexcept>
+#include <thread>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -56,128 +58,25 @@
 #include <vector>
 
 #include "dfx/convert/common/protobuf_writer.hpp"
+#include "dfx/convert/swimlane/trace/perfetto_fields.hpp"
+#include "dfx/convert/swimlane/trace/perfetto_flow_binder.hpp"
 
 namespace dfx::convert::swimlane::trace {
-
-// ---- field numbers (Perfetto's protos) ----
-namespace pf {
-inline constexpr std::uint32_t trace_packet = 1;  // Trace.packet
-
-namespace packet {  // TracePacket
-inline constexpr std::uint32_t clock_snapshot = 6;
-inline constexpr std::uint32_t timestamp = 8;
-inline constexpr std::uint32_t trusted_packet_sequence_id = 10;
-inline constexpr std::uint32_t track_event = 11;
-inline constexpr std::uint32_t interned_data = 12;
-inline constexpr std::uint32_t sequence_flags = 13;
-inline constexpr std::uint32_t trace_packet_defaults = 59;
-inline constexpr std::uint32_t track_descriptor = 60;
-inline constexpr std::uint64_t seq_incremental_state_cleared = 1;
-inline constexpr std::uint64_t seq_needs_incremental_state = 2;
-}  // namespace packet
-
-namespace clock {  // ClockSnapshot, ClockSnapshot.Clock
-inline constexpr std::uint32_t clocks = 1;
-inline constexpr std::uint32_t primary_trace_clock = 2;
-inline constexpr std::uint32_t clock_id = 1;
-inline constexpr std::uint32_t timestamp = 2;
-inline constexpr std::uint32_t is_incremental = 3;
-inline constexpr std::uint64_t builtin_boottime = 6;
-inline constexpr std::uint64_t sequence_clock = 64;  // 64..127: scoped to the sequence
-}  // namespace clock
-
-namespace defaults {  // TracePacketDefaults
-inline constexpr std::uint32_t timestamp_clock_id = 58;
-}
-
-namespace track {  // TrackDescriptor
-inline constexpr std::uint32_t uuid = 1;
-inline constexpr std::uint32_t name = 2;
-inline constexpr std::uint32_t process = 3;
-inline constexpr std::uint32_t thread = 4;
-inline constexpr std::uint32_t parent_uuid = 5;
-inline constexpr std::uint32_t counter = 8;
-}  // namespace track
-namespace process {  // ProcessDescriptor
-inline constexpr std::uint32_t pid = 1;
-inline constexpr std::uint32_t process_name = 6;
-}  // namespace process
-namespace thread {  // ThreadDescriptor
-inline constexpr std::uint32_t pid = 1;
-inline constexpr std::uint32_t tid = 2;
-inline constexpr std::uint32_t thread_name = 5;
-}  // namespace thread
-
-namespace event {  // TrackEvent
-inline constexpr std::uint32_t category_iids = 3;
-inline constexpr std::uint32_t debug_annotations = 4;
-inline constexpr std::uint32_t type = 9;
-inline constexpr std::uint32_t name_iid = 10;
-inline constexpr std::uint32_t name = 23;
-inline constexpr std::uint32_t track_uuid = 11;
-inline constexpr std::uint32_t extra_counter_values = 12;       // repeated int64
-inline constexpr std::uint32_t counter_value = 30;
-inline constexpr std::uint32_t extra_counter_track_uuids = 31;  // repeated uint64
-inline constexpr std::uint32_t flow_ids = 47;              // repeated fixed64
-inline constexpr std::uint32_t terminating_flow_ids = 48;  // repeated fixed64
-inline constexpr std::uint64_t type_slice_begin = 1;
-inline constexpr std::uint64_t type_slice_end = 2;
-inline constexpr std::uint64_t type_instant = 3;
-inline constexpr std::uint64_t type_counter = 4;
-}  // namespace event
-
-namespace annotation {  // DebugAnnotation
-inline constexpr std::uint32_t name_iid = 1;
-inline constexpr std::uint32_t int_value = 4;
-inline constexpr std::uint32_t double_value = 5;
-inline constexpr std::uint32_t string_value = 6;
-}  // namespace annotation
-
-namespace interned {  // InternedData; EventCategory, EventName, DebugAnnotationName are {iid = 1, name = 2}
-inline constexpr std::uint32_t event_categories = 1;
-inline constexpr std::uint32_t event_names = 2;
-inline constexpr std::uint32_t debug_annotation_names = 3;
-inline constexpr std::uint32_t iid = 1;
-inline constexpr std::uint32_t name = 2;
-}  // namespace interned
-}  // namespace pf
-
-// One argument of a slice: an integer, a double or a string.
-struct pf_arg {
-    enum kind_t : std::uint8_t { integer, real, text };
-    std::string_view name;
-    kind_t kind = integer;
-    std::int64_t i = 0;
-    double d = 0;
-    std::string_view s{};
-    static pf_arg of(std::string_view n, std::int64_t v) { return {n, integer, v, 0, {}}; }
-    static pf_arg of_us(std::string_view n, double v) { return {n, real, 0, v, {}}; }
-    static pf_arg of_text(std::string_view n, std::string_view v) { return {n, text, 0, 0, v}; }
-};
-
-// A slice as the sections describe it (times in µs, as in the JSON view).
-struct pf_slice {
-    std::string_view cat;
-    std::string_view name;
-    int pid;
-    std::int64_t tid;
-    double ts_us;
-    double dur_us;
-    std::int64_t event_id = -1;  // the JSON "id" flows bind to, or -1
-};
 
 class perfetto_trace {
 public:
     // µs (the JSON view's unit, 3 decimals) -> ns.
     static std::int64_t ns(double us) { return std::llround(us * 1000.0); }
 
-    // Room for about `slices` slices and `flows` flow endpoints (a hint:
-    // growing the tables and the name map is what the collection costs most).
-    void reserve(std::size_t slices, std::size_t flows) {
+    // Room for about `slices` slices, `flows` flow endpoints and
+    // `counter_points` counter points (a hint:
+    // growing a table copies it, and the copy and the old one are both
+    // resident for a moment; room reserved but never touched costs nothing).
+    void reserve(std::size_t slices, std::size_t flows, std::size_t counter_points) {
         slices_.reserve(slices);
-        flows_.reserve(flows);
-        names_.ids.reserve(slices / 2);
-        names_.order.reserve(slices / 2);
+        links_.reserve(flows);
+        counters_.reserve(counter_points);
+        args_.reserve(slices * 64);
     }
 
     // ---- tracks ----
@@ -189,15 +88,19 @@ public:
     // ---- events ----
     template <class Args>
     void slice(const pf_slice& s, const Args& args) {
+        if (binder_.indexed()) throw std::logic_error("perfetto_trace: a slice after the first flow");
         slice_rec r;
         r.track = thread_track(s.pid, s.tid);
         r.cat = intern(categories_, s.cat);
-        r.name = intern(names_, s.name);
+        const bool inline_name = s.name_kind == pf_slice::inline_text;
+        r.name = inline_name ? 0 : intern(names_, s.name);
         r.begin = ns(s.ts_us);
         r.end = r.begin + ns(s.dur_us);
         r.event_id = s.event_id;
+        r.seq = static_cast<std::uint32_t>(slices_.size());
         r.args_at = static_cast<std::uint32_t>(args_.size());
         protobuf_writer w(args_);
+        if (inline_name) w.string(pf::event::name, s.name);
         for (const pf_arg& a : args) {
             const auto m = w.begin(pf::event::debug_annotations);
             w.varint(pf::annotation::name_iid, intern(arg_names_, a.name));
@@ -210,13 +113,25 @@ public:
         slices_.push_back(r);
     }
     // A flow endpoint ('s' starts flow `id`, 'f' ends it); bind_id < 0: the
-    // enclosing slice of (pid, tid) at ts.
+    // enclosing slice of (pid, tid) at ts. Every slice must be in by the
+    // first flow: it is bound now.
     void flow(std::int64_t id, char ph, int pid, std::int64_t tid, double ts_us, std::int64_t bind_id) {
-        flows_.push_back({id, thread_track(pid, tid), ns(ts_us), bind_id, ph == 's'});
+        if (id < 0 || id >= std::int64_t{1} << 31) throw std::length_error("perfetto_trace: flow id out of range");
+        const std::uint32_t tagged = static_cast<std::uint32_t>(id) | (ph == 's' ? starts_bit : 0u);
+        const std::uint32_t track = thread_track(pid, tid);
+        if (!binder_.indexed()) binder_.index(slices_, tracks_.size());
+        const std::int64_t ts = ns(ts_us);
+        const std::uint32_t s = binder_.bind(slices_, track, ts, bind_id);
+        if (s == pf_flow_binder::none) return orphans_.push_back({ts, track, tagged});
+        const auto link = static_cast<std::uint32_t>(links_.size());
+        links_.push_back({tagged, none});
+        slice_rec& r = slices_[s];
+        (r.flows_head == none ? r.flows_head : links_[r.flows_tail].next) = link;
+        r.flows_tail = link;
     }
     // A point of the counter track `name` of process `pid`.
     void counter(int pid, std::string_view name, double ts_us, std::int64_t value) {
-        counters_.push_back({counter_track(pid, name), ns(ts_us), value});
+        counters_.push_back({ns(ts_us), value, counter_track(pid, name)});
     }
     // Points of several counter tracks at one time: one packet, the first
     // as its TYPE_COUNTER event, the others as its extra counter values.
@@ -224,8 +139,8 @@ public:
         const std::int64_t t = ns(ts_us);
         bool first = true;
         for (const auto& [name, value] : points) {
-            counters_.push_back({counter_track(pid, name), t, value, first ? static_cast<std::uint8_t>(points.size() - 1)
-                                                                            : std::uint8_t{0}, !first});
+            counters_.push_back({t, value, counter_track(pid, name),
+                                 first ? static_cast<std::uint8_t>(points.size() - 1) : std::uint8_t{0}, !first});
             first = false;
         }
     }
@@ -235,21 +150,29 @@ public:
     // may empty it (a file writer's flush).
     template <class Flush>
     void finish(std::string& out, Flush&& flush) {
-        // Two cores: the time order of the slices and counters is sorted on
-        // a second thread while the flows are attached and the slices nested
-        // (which read and write other fields).
-        std::vector<item> items;
-        std::thread sorter([&] { items = sorted_items(); });
+        // No flow comes after this: the slices (in track order since the
+        // first flow) are nested, then put in time order in place, while a
+        // second thread sorts the counter points.
+        std::vector<std::uint32_t> counter_order;
+        std::thread sorter([&] { counter_order = sorted_counters(); });
         try {
-            const std::vector<std::uint32_t> by_track = slices_by_track();
-            attach_flows(by_track);
-            nest_slices(by_track);
+            if (!binder_.indexed()) binder_.index(slices_, tracks_.size());
+            binder_.release();
+            nest_slices();
+            // Begins in time order; at one ts the longer first (the shorter
+            // nests inside), of equal ones the earlier written.
+            std::sort(slices_.begin(), slices_.end(), [](const slice_rec& a, const slice_rec& b) {
+                if (a.begin != b.begin) return a.begin < b.begin;
+                if (a.end != b.end) return a.end > b.end;
+                return a.seq < b.seq;
+            });
+            std::stable_sort(orphans_.begin(), orphans_.end(),
+                             [](const orphan_rec& a, const orphan_rec& b) { return a.ts < b.ts; });
         } catch (...) {
             sorter.join();
             throw;
         }
         sorter.join();
-        add_orphan_items(items);
         protobuf_writer w(out);
         // The first packet clears the incremental state and defines the
         // clock every later packet's timestamp is a delta of.
@@ -282,17 +205,22 @@ public:
         }
         for (std::size_t i = 0; i < tracks_.size(); ++i) write_descriptor(w, i);
         flush(out);
-        // The packets, in blocks encoded two at a time (this thread and one
-        // more), written in order.
-        const std::vector<std::uint32_t> first_use = first_uses(items);
+        // The packets, merged in time order a block at a time, each block
+        // encoded in two halves at once (this thread and one more), written
+        // in order.
         constexpr std::size_t block = std::size_t{1} << 16;
+        time_merge merge(*this, counter_order);
+        std::vector<item> items;
+        items.reserve(2 * block);
         std::string other;
-        for (std::size_t lo = 0; lo < items.size(); lo += 2 * block) {
-            const std::size_t mid = std::min(items.size(), lo + block), hi = std::min(items.size(), lo + 2 * block);
+        std::int64_t last = 0;  // the clock before the block
+        while (merge.next_block(items, 2 * block)) {
+            const std::size_t mid = std::min(items.size(), block), hi = items.size();
+            const std::int64_t mid_last = std::max<std::int64_t>(items[mid - 1].ts, 0);
             std::thread second;
-            if (mid < hi) second = std::thread([&, mid, hi] { encode(items, first_use, mid, hi, other); });
+            if (mid < hi) second = std::thread([&, mid, hi] { encode(items, mid, hi, mid_last, other); });
             try {
-                encode(items, first_use, lo, mid, out);
+                encode(items, 0, mid, last, out);
             } catch (...) {
                 if (second.joinable()) second.join();
                 throw;
@@ -302,6 +230,7 @@ public:
                 second.join();
                 flush(other);
             }
+            last = std::max<std::int64_t>(items.back().ts, 0);
         }
         flush(out);
     }
@@ -347,41 +276,104 @@ private:
         std::string name;
         std::uint64_t parent = 0;
     };
-    struct slice_rec {
-        std::uint32_t track = 0, cat = 0, name = 0;
-        std::uint32_t args_at = 0, args_size = 0;
-        std::int64_t begin = 0, end = 0, event_id = -1;
-        std::uint32_t flows_at = 0, flows_size = 0;  // into attached_
+    using slice_rec = pf_slice_rec;
+    // A flow endpoint bound to a slice: the flow id, its top bit set for a
+    // start; the next endpoint of the slice.
+    static constexpr std::uint32_t starts_bit = 1u << 31;
+    struct flow_link {
+        std::uint32_t tagged;
+        std::uint32_t next;
     };
-    struct flow_rec {
-        std::int64_t id;
-        std::uint32_t track;
+    // One that no slice holds: written as an instant.
+    struct orphan_rec {
         std::int64_t ts;
-        std::int64_t bind_id;
-        bool starts;
-    };
-    struct counter_rec {
         std::uint32_t track;
+        std::uint32_t tagged;
+    };
+    struct counter_rec {  // 24 bytes
         std::int64_t ts;
         std::int64_t value;
+        std::uint32_t track;
         std::uint8_t extra = 0;  // points that follow in this packet
         bool follows = false;    // written with the point before it
     };
+    // One packet to write, in time order (time_merge makes them a block
+    // at a time).
     struct item {
         enum kind_t : std::uint8_t { end = 0, begin = 1, instant = 2, counter = 3 };
         std::int64_t ts;
-        std::int64_t order;  // ties at one ts: see sorted_items()
         std::uint32_t index;
         kind_t kind;
-        bool closing = false;  // a zero-length slice's end, right after its begin
-        bool operator<(const item& o) const {
-            if (ts != o.ts) return ts < o.ts;
-            if (kind != o.kind) return kind < o.kind;
-            if (order != o.order) return order < o.order;
-            if (index != o.index) return index < o.index;
-            return closing < o.closing;
-        }
+        bool closing = false;   // a zero-length slice's end, right after its begin
+        bool interns = false;   // the first begin of its interned name: carries it
     };
+
+    // The packets in time order, from the slices sorted by begin, a heap of
+    // the open slices' ends, the orphan endpoints and the counter points
+    // (each sorted). At one timestamp: slice ends first (the later-begun
+    // first), then begins (the longer first), instants, counters. A
+    // zero-length slice writes its end right after its begin.
+    class time_merge {
+    public:
+        time_merge(const perfetto_trace& t, const std::vector<std::uint32_t>& counters)
+            : t_(t), counters_(counters), interned_(t.names_.order.size(), false) {}
+        // Fills `items` with up to `n` packets; false when none are left.
+        bool next_block(std::vector<item>& items, std::size_t n) {
+            items.clear();
+            while (items.size() < n) {
+                std::int64_t best = std::numeric_limits<std::int64_t>::max();
+                int from = -1;  // 0 end, 1 begin, 2 instant, 3 counter: the tie order
+                if (!ends_.empty()) best = ends_.front().end, from = 0;
+                if (b_ < t_.slices_.size() && (from < 0 || t_.slices_[b_].begin < best)) best = t_.slices_[b_].begin, from = 1;
+                if (o_ < t_.orphans_.size() && (from < 0 || t_.orphans_[o_].ts < best)) best = t_.orphans_[o_].ts, from = 2;
+                if (c_ < counters_.size() && (from < 0 || t_.counters_[counters_[c_]].ts < best)) from = 3;
+                if (from < 0) break;
+                if (from == 0) {
+                    std::pop_heap(ends_.begin(), ends_.end(), later);
+                    items.push_back({ends_.back().end, ends_.back().index, item::end});
+                    ends_.pop_back();
+                } else if (from == 1) {
+                    const auto i = static_cast<std::uint32_t>(b_++);
+                    const slice_rec& s = t_.slices_[i];
+                    const bool first = s.name != 0 && !interned_[s.name - 1];
+                    if (first) interned_[s.name - 1] = true;
+                    items.push_back({s.begin, i, item::begin, false, first});
+                    if (s.end == s.begin) {
+                        items.push_back({s.begin, i, item::begin, true});
+                    } else {
+                        ends_.push_back({s.end, s.begin, s.seq, i});
+                        std::push_heap(ends_.begin(), ends_.end(), later);
+                    }
+                } else if (from == 2) {
+                    items.push_back({t_.orphans_[o_].ts, static_cast<std::uint32_t>(o_), item::instant});
+                    ++o_;
+                } else {
+                    items.push_back({t_.counters_[counters_[c_]].ts, counters_[c_], item::counter});
+                    ++c_;
+                }
+            }
+            return !items.empty();
+        }
+
+    private:
+        struct open_end {
+            std::int64_t end, begin;
+            std::uint32_t seq, index;
+        };
+        // Heap order: the top is the earliest end; at one end the later
+        // begun, then the earlier written.
+        static bool later(const open_end& a, const open_end& b) {
+            if (a.end != b.end) return a.end > b.end;
+            if (a.begin != b.begin) return a.begin < b.begin;
+            return a.seq > b.seq;
+        }
+        const perfetto_trace& t_;
+        const std::vector<std::uint32_t>& counters_;
+        std::vector<bool> interned_;
+        std::vector<open_end> ends_;
+        std::size_t b_ = 0, o_ = 0, c_ = 0;
+    };
+    friend class time_merge;
 
     // uuid = index in tracks_ + 1 (0 is Perfetto's trace-global track).
     static std::uint64_t uuid_of(std::size_t index) { return index + 1; }
@@ -446,104 +438,20 @@ private:
         w.end(p);
     }
 
-    // Slice indices by (track, begin, end descending, index): outer slices
-    // before the ones they hold; of equal ones, the later written is inner.
-    std::vector<std::uint32_t> slices_by_track() const {
-        std::vector<std::uint32_t> order(slices_.size());
-        for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-        std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-            const slice_rec &x = slices_[a], &y = slices_[b];
-            if (x.track != y.track) return x.track < y.track;
-            if (x.begin != y.begin) return x.begin < y.begin;
-            if (x.end != y.end) return x.end > y.end;
-            return a < b;
-        });
-        return order;
-    }
-
-    // Each flow endpoint onto the slice it binds to: by event id, else the
-    // innermost slice of its track that holds its time (of equal ones, the
-    // last written). `by_track`: slices_by_track().
-    void attach_flows(const std::vector<std::uint32_t>& by_track) {
-        // Event ids are dense (index.hpp numbers them in runs): a table.
-        std::int64_t max_id = -1;
-        for (const slice_rec& r : slices_) max_id = std::max(max_id, r.event_id);
-        // (trace_index numbers slices from 0 in runs, so the table is small.)
-        std::vector<std::uint32_t> by_id(static_cast<std::size_t>(max_id + 1), none);
-        for (std::uint32_t i = 0; i < slices_.size(); ++i) {
-            if (slices_[i].event_id >= 0) by_id[static_cast<std::size_t>(slices_[i].event_id)] = i;
-        }
-        // Where each track's run starts in by_track.
-        std::vector<std::uint32_t> track_start(tracks_.size() + 1, 0);
-        for (const std::uint32_t i : by_track) ++track_start[slices_[i].track + 1];
-        for (std::size_t t = 1; t < track_start.size(); ++t) track_start[t] += track_start[t - 1];
-        // Begins and ends in by_track order, contiguous: the searches below
-        // touch these, not the slices.
-        std::vector<std::int64_t> begins(by_track.size()), ends(by_track.size());
-        for (std::size_t k = 0; k < by_track.size(); ++k) {
-            begins[k] = slices_[by_track[k]].begin;
-            ends[k] = slices_[by_track[k]].end;
-        }
-        std::vector<std::uint32_t> target(flows_.size(), none);
-        for (std::uint32_t f = 0; f < flows_.size(); ++f) {
-            const flow_rec& fl = flows_[f];
-            if (fl.bind_id >= 0 && fl.bind_id <= max_id) {
-                const std::uint32_t s = by_id[static_cast<std::size_t>(fl.bind_id)];
-                if (s != none && slices_[s].track == fl.track) {
-                    target[f] = s;
-                    continue;
-                }
-            }
-            if (fl.track >= tracks_.size()) continue;
-            // The last slice of the track beginning at or before ts, going
-            // back past the ones that end before it (few: lanes rarely nest).
-            const auto lo = begins.begin() + track_start[fl.track];
-            auto hi = std::upper_bound(lo, begins.begin() + track_start[fl.track + 1], fl.ts);
-            for (int steps = 0; hi != lo && steps < 64; ++steps) {
-                --hi;
-                const auto k = static_cast<std::size_t>(hi - begins.begin());
-                if (ends[k] >= fl.ts) {
-                    target[f] = by_track[k];
-                    break;
-                }
-            }
-        }
-        // Group the endpoints by slice (a counting sort, in flow order).
-        for (std::uint32_t f = 0; f < flows_.size(); ++f) {
-            if (target[f] == none) {
-                orphan_flows_.push_back(f);
-            } else {
-                ++slices_[target[f]].flows_size;
-            }
-        }
-        std::uint32_t next = 0;
-        for (slice_rec& r : slices_) {
-            r.flows_at = next;
-            next += r.flows_size;
-            r.flows_size = 0;
-        }
-        attached_.assign(next, 0);
-        for (std::uint32_t f = 0; f < flows_.size(); ++f) {
-            if (target[f] == none) continue;
-            slice_rec& r = slices_[target[f]];
-            attached_[r.flows_at + r.flows_size++] = f;
-        }
-    }
-
     // Slices of one track must nest: a begin / end stream cannot say that
     // two slices overlap partly (the JSON view can, e.g. the Scheduler View's
     // sub-lanes when a core's slices overlap). Each slice that would break
     // the nesting moves to an overflow track under its thread's, the first
     // one where it nests.
-    void nest_slices(const std::vector<std::uint32_t>& by_track) {
+    // The slices are in track order (pf_flow_binder::index()).
+    void nest_slices() {
         struct lane {
             std::uint32_t track;
             std::vector<std::int64_t> open_ends;  // a stack: innermost last
         };
         std::vector<lane> lanes;
         std::uint32_t current = none;
-        for (const std::uint32_t i : by_track) {
-            slice_rec& s = slices_[i];
+        for (slice_rec& s : slices_) {
             if (s.track != current) {
                 current = s.track;
                 lanes.assign(1, lane{current, {}});
@@ -568,58 +476,24 @@ private:
         }
     }
 
-    // Every event's packet in time order. At one timestamp: slice ends
-    // first (the later-begun first), then begins (the longer first, so the
-    // shorter nests inside), instants and counters last. A zero-length slice
-    // writes its end right after its begin.
-    std::vector<item> sorted_items() const {
-        std::vector<item> items;
-        items.reserve(2 * slices_.size() + counters_.size());
-        for (std::uint32_t i = 0; i < slices_.size(); ++i) {
-            const slice_rec& s = slices_[i];
-            items.push_back({s.begin, -(s.end - s.begin), i, item::begin});
-            if (s.end != s.begin) {
-                items.push_back({s.end, -s.begin, i, item::end});
-            } else {
-                items.push_back({s.begin, 0, i, item::begin, true});
-            }
-        }
+    // The counter points that start a packet, by (time, order written).
+    std::vector<std::uint32_t> sorted_counters() const {
+        std::vector<std::uint32_t> order;
         for (std::uint32_t c = 0; c < counters_.size(); ++c) {
-            if (!counters_[c].follows) items.push_back({counters_[c].ts, 0, c, item::counter});
+            if (!counters_[c].follows) order.push_back(c);
         }
-        std::sort(items.begin(), items.end());
-        return items;
+        std::stable_sort(order.begin(), order.end(),
+                         [&](std::uint32_t a, std::uint32_t b) { return counters_[a].ts < counters_[b].ts; });
+        return order;
     }
 
-    // Orphan flow endpoints (no slice holds them) as instants, merged into
-    // the sorted items.
-    void add_orphan_items(std::vector<item>& items) const {
-        const auto sorted = static_cast<std::ptrdiff_t>(items.size());
-        for (std::uint32_t f : orphan_flows_) items.push_back({flows_[f].ts, 0, f, item::instant});
-        std::sort(items.begin() + sorted, items.end());
-        std::inplace_merge(items.begin(), items.begin() + sorted, items.end());
-    }
-
-    // For each name, the item of the first slice begin that uses it: its
-    // packet carries the interned name.
-    std::vector<std::uint32_t> first_uses(const std::vector<item>& items) const {
-        std::vector<std::uint32_t> first(names_.order.size(), none);
-        for (std::uint32_t i = 0; i < items.size(); ++i) {
-            const item& it = items[i];
-            if (it.kind != item::begin || it.closing) continue;
-            std::uint32_t& f = first[slices_[it.index].name - 1];
-            if (f == none) f = i;
-        }
-        return first;
-    }
-
-    // Appends the packets of items [lo, hi) to `out`.
-    void encode(const std::vector<item>& items, const std::vector<std::uint32_t>& first_use, std::size_t lo,
-                std::size_t hi, std::string& out) const {
+    // Appends the packets of items [lo, hi) to `out`; `last`: the clock
+    // before items[lo].
+    void encode(const std::vector<item>& items, std::size_t lo, std::size_t hi, std::int64_t last,
+                std::string& out) const {
         protobuf_writer w(out);
         // Delta timestamps never go back: items are sorted by time. A
         // negative time (possible with --lenient) is clamped to 0.
-        std::int64_t last = lo == 0 ? 0 : std::max<std::int64_t>(items[lo - 1].ts, 0);
         for (std::size_t i = lo; i < hi; ++i) {
             const item& it = items[i];
             const auto p = w.begin(pf::trace_packet);
@@ -628,9 +502,7 @@ private:
             last = t;
             w.varint(pf::packet::trusted_packet_sequence_id, sequence_id);
             w.varint(pf::packet::sequence_flags, pf::packet::seq_needs_incremental_state);
-            if (it.kind == item::begin && !it.closing && first_use[slices_[it.index].name - 1] == i) {
-                write_interned(w, slices_[it.index]);
-            }
+            if (it.interns) write_interned(w, slices_[it.index]);
             const auto e = w.begin(pf::packet::track_event);
             write_event(w, it);
             w.end(e);
@@ -659,9 +531,9 @@ private:
             w.varint(pf::event::type, pf::event::type_slice_begin);
             w.varint(pf::event::track_uuid, uuid_of(s.track));
             w.varint(pf::event::category_iids, s.cat);
-            w.varint(pf::event::name_iid, s.name);
+            if (s.name != 0) w.varint(pf::event::name_iid, s.name);
             w.raw(std::string_view(args_).substr(s.args_at, s.args_size));
-            for (std::uint32_t k = s.flows_at; k < s.flows_at + s.flows_size; ++k) write_flow_id(w, flows_[attached_[k]]);
+            for (std::uint32_t k = s.flows_head; k != none; k = links_[k].next) write_flow_id(w, links_[k].tagged);
             break;
         }
         case item::end:
@@ -669,11 +541,11 @@ private:
             w.varint(pf::event::track_uuid, uuid_of(slices_[it.index].track));
             break;
         case item::instant: {
-            const flow_rec& f = flows_[it.index];
+            const orphan_rec& f = orphans_[it.index];
             w.varint(pf::event::type, pf::event::type_instant);
             w.varint(pf::event::track_uuid, uuid_of(f.track));
             w.string(pf::event::name, "flow");
-            write_flow_id(w, f);
+            write_flow_id(w, f.tagged);
             break;
         }
         case item::counter: {
@@ -693,8 +565,9 @@ private:
     }
     // Perfetto's flow ids are global to the trace and 0 means none: the JSON
     // view's id + 1.
-    static void write_flow_id(protobuf_writer& w, const flow_rec& f) {
-        w.fixed64(f.starts ? pf::event::flow_ids : pf::event::terminating_flow_ids, static_cast<std::uint64_t>(f.id) + 1);
+    static void write_flow_id(protobuf_writer& w, std::uint32_t tagged) {
+        w.fixed64((tagged & starts_bit) != 0 ? pf::event::flow_ids : pf::event::terminating_flow_ids,
+                  static_cast<std::uint64_t>(tagged & ~starts_bit) + 1);
     }
 
     static constexpr std::uint32_t none = ~0u;
@@ -707,10 +580,10 @@ private:
     interner categories_, names_, arg_names_;
     std::string args_;  // every slice's encoded debug annotations
     std::vector<slice_rec> slices_;
-    std::vector<flow_rec> flows_;
+    pf_flow_binder binder_;
+    std::vector<flow_link> links_;  // the slices' flow endpoints
     std::vector<counter_rec> counters_;
-    std::vector<std::uint32_t> attached_;      // flow indices, grouped per slice
-    std::vector<std::uint32_t> orphan_flows_;  // endpoints with no slice: instants
+    std::vector<orphan_rec> orphans_;  // endpoints with no slice: instants
 };
 
 }  // namespace dfx::convert::swimlane::trace

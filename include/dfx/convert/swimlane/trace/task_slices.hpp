@@ -85,7 +85,7 @@ inline void write_worker_view(trace_context& cx, const trace_index& index) {
             // func id; the fan hints are the flows.
             ev.slice({"event", anonymous ? anonymous_task_label(t.task_id)
                                          : label_text(index.stems, t.func_id, t.task_id, index.is_spmd(t.task_id)),
-                      layout::worker_view_pid, layout::core_tid(t.core_id), ts, dur, id},
+                      layout::worker_view_pid, layout::core_tid(t.core_id), ts, dur, id, pf_slice::inline_text},
                      {pf_arg::of("taskId", static_cast<std::int64_t>(t.task_id)),
                       pf_arg::of("func_id", t.func_id),
                       pf_arg::of_us("kernel-duration-us", t.duration_us()),
@@ -136,7 +136,7 @@ inline void write_scheduler_view(trace_context& cx, const trace_index& index) {
             // dispatch / finish times are the slice's ends.
             ev.slice({"event", label_text(index.stems, t.func_id, t.task_id, index.is_spmd(t.task_id)),
                       layout::scheduler_view_pid, index.sched_tid_of(static_cast<std::uint32_t>(i)), t.dispatch_us,
-                      dur, index.sched_event_base + index.sched_rank[i]},
+                      dur, index.sched_event_base + index.sched_rank[i], pf_slice::inline_text},
                      {pf_arg::of("taskId", static_cast<std::int64_t>(t.task_id))});
             return;
         }

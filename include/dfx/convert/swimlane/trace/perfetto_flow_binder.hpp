@@ -1,0 +1,99 @@
+// perfetto_flow_binder: the Perfetto backend's stored slices (pf_slice_rec)
+// and the flow endpoints bound to them as they arrive. A JSON flow endpoint
+// binds to a slice by its "id" (bind_id), else to the innermost slice of its
+// thread that holds its time; Perfetto carries it as a flow id ON that
+// slice's begin event. The trace sections write every slice before the
+// first flow (trace_writer.hpp), so the binder indexes the slices once, at
+// the first flow: it sorts them in place by track and time (no copy: the
+// searches run on the slices themselves) and numbers them by event id. Each
+// endpoint is bound then and kept as 8 bytes in its slice's list.
+//
+//   pf_flow_binder binder;
+//   binder.index(slices, track_count);            // once every slice is in
+//   const std::uint32_t s = binder.bind(slices, track, ts_ns, bind_id);
+//   if (s == pf_flow_binder::none) ...            // no slice: an instant
+//   binder.release();
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace dfx::convert::swimlane::trace {
+
+// A slice as the backend keeps it until the trace is written (times in ns).
+struct pf_slice_rec {
+    std::uint32_t track = 0, cat = 0;
+    std::uint32_t name = 0;  // interned name's iid; 0: the name is inline in the args bytes
+    std::uint32_t args_at = 0, args_size = 0;  // the encoded name / args, in the args bytes
+    std::int64_t begin = 0, end = 0, event_id = -1;
+    std::uint32_t seq = 0;  // the order written: breaks ties as the JSON view's order does
+    std::uint32_t flows_head = ~0u, flows_tail = ~0u;  // its flow endpoints, a list in arrival order
+};
+
+class pf_flow_binder {
+public:
+    static constexpr std::uint32_t none = ~0u;
+
+    [[nodiscard]] bool indexed() const noexcept { return indexed_; }
+
+    // Sorts `slices` (on `tracks` tracks) by (track, begin, end descending,
+    // order written): outer slices before the ones they hold; of equal ones,
+    // the later written is inner. Then indexes them by event id and track.
+    // Called once, when every slice is in.
+    void index(std::vector<pf_slice_rec>& slices, std::size_t tracks) {
+        indexed_ = true;
+        std::sort(slices.begin(), slices.end(), [](const pf_slice_rec& x, const pf_slice_rec& y) {
+            if (x.track != y.track) return x.track < y.track;
+            if (x.begin != y.begin) return x.begin < y.begin;
+            if (x.end != y.end) return x.end > y.end;
+            return x.seq < y.seq;
+        });
+        // Event ids are dense (index.hpp numbers them in runs from 0): a table.
+        for (const pf_slice_rec& r : slices) max_id_ = std::max(max_id_, r.event_id);
+        by_id_.assign(static_cast<std::size_t>(max_id_ + 1), none);
+        for (std::uint32_t i = 0; i < slices.size(); ++i) {
+            if (slices[i].event_id >= 0) by_id_[static_cast<std::size_t>(slices[i].event_id)] = i;
+        }
+        // Where each track's run starts.
+        track_start_.assign(tracks + 1, 0);
+        for (const pf_slice_rec& r : slices) ++track_start_[r.track + 1];
+        for (std::size_t t = 1; t < track_start_.size(); ++t) track_start_[t] += track_start_[t - 1];
+    }
+
+    // The slice an endpoint on `track` at `ts` binds to: by event id, else
+    // the innermost slice of the track that holds ts (of equal ones, the last
+    // written); none if no slice holds it.
+    [[nodiscard]] std::uint32_t bind(const std::vector<pf_slice_rec>& slices, std::uint32_t track, std::int64_t ts,
+                                     std::int64_t bind_id) const {
+        if (bind_id >= 0 && bind_id <= max_id_) {
+            const std::uint32_t s = by_id_[static_cast<std::size_t>(bind_id)];
+            if (s != none && slices[s].track == track) return s;
+        }
+        if (track + 1 >= track_start_.size()) return none;
+        // The last slice of the track beginning at or before ts, going back
+        // past the ones that end before it (few: lanes rarely nest).
+        const auto lo = slices.begin() + track_start_[track];
+        auto hi = std::upper_bound(lo, slices.begin() + track_start_[track + 1], ts,
+                                   [](std::int64_t t, const pf_slice_rec& r) { return t < r.begin; });
+        for (int steps = 0; hi != lo && steps < 64; ++steps) {
+            --hi;
+            if (hi->end >= ts) return static_cast<std::uint32_t>(hi - slices.begin());
+        }
+        return none;
+    }
+
+    // Frees the tables once no more flows come.
+    void release() {
+        std::vector<std::uint32_t>().swap(by_id_);
+        std::vector<std::uint32_t>().swap(track_start_);
+    }
+
+private:
+    bool indexed_ = false;
+    std::int64_t max_id_ = -1;
+    std::vector<std::uint32_t> by_id_, track_start_;
+};
+
+}  // namespace dfx::convert::swimlane::trace
