@@ -8,6 +8,7 @@ written by hand from the specs (tests/convert_deps/*example*); nothing here is
 produced by dfx itself. Each test exits non-zero with a message on failure.
 """
 
+import concurrent.futures
 import json
 import os
 import re
@@ -512,15 +513,21 @@ def test_fifo_and_endless_inputs():
     d = workdir()
     fifo = d / "fifo.json"
     os.mkfifo(fifo)
-    for args in (["deps", "fifo.json", "-o", "o.txt"], ["swimlane", "fifo.json", "-o", "o.json"],
-                 ["pmu", "fifo.json"], ["scope-stats", "fifo.json"], ["critical-path", "fifo.json"],
-                 ["sched-overhead", "fifo.json"]):
-        r = run_timed(args, d, timeout=40)
-        if r.returncode not in (1, 2) or "fifo.json" not in r.stderr:
-            fail(f"{args}: {r.returncode} {r.stderr!r}")
-    for args in (["pmu", "/dev/zero"], ["scope-stats", "/dev/zero"], ["deps", "/dev/zero", "-o", "o.txt"]):
-        r = run_timed(args, d, timeout=40)
-        expect_one_error_line(r, "/dev/zero", str(args))
+    fifo_cases = (["deps", "fifo.json", "-o", "o.txt"], ["swimlane", "fifo.json", "-o", "o.json"],
+                  ["pmu", "fifo.json"], ["scope-stats", "fifo.json"], ["critical-path", "fifo.json"],
+                  ["sched-overhead", "fifo.json"])
+    zero_cases = (["pmu", "/dev/zero"], ["scope-stats", "/dev/zero"], ["deps", "/dev/zero", "-o", "o.txt"])
+    # Every case waits out the reader's bounded wait on its own; run them side
+    # by side (the waits are sleeps, not work) so the test takes one wait, not nine.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=len(fifo_cases) + len(zero_cases)) as pool:
+        fifo_runs = [(args, pool.submit(run_timed, args, d, timeout=40)) for args in fifo_cases]
+        zero_runs = [(args, pool.submit(run_timed, args, d, timeout=40)) for args in zero_cases]
+        for args, future in fifo_runs:
+            r = future.result()
+            if r.returncode not in (1, 2) or "fifo.json" not in r.stderr:
+                fail(f"{args}: {r.returncode} {r.stderr!r}")
+        for args, future in zero_runs:
+            expect_one_error_line(future.result(), "/dev/zero", str(args))
 
 
 def test_stdout_write_error():

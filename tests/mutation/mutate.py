@@ -26,8 +26,8 @@ Which mutants are still valid input is decided by one stated rule (`still_valid`
     Only fields some converter reads are held to their class (USED below, the readers' schema:
     member names with array indices dropped); any JSON value is valid in a field none reads,
     as the grammar is all that is checked there. Where the format gives a negative value a
-    meaning (SIGNED: an orchestrator record's task_id < 0 is "no task"), an integer may be any
-    integer in int64. A member that is added is an unknown member
+    meaning (SIGNED: an orchestrator record's task_id < 0 is "no task", else a u64 id), an
+    integer may be any integer of that field's range. A member that is added is an unknown member
     (valid: readers skip them); one that disappears is valid unless REQUIRED lists it.
   * a CSV cut at a row boundary is a shorter valid file (pmu.csv records no row count; the
     JSONL metadata line does, so scope_stats.jsonl gets no such allowance).
@@ -195,11 +195,14 @@ REQUIRED = {
 }
 
 
-# Fields where a negative integer means something (chip-swimlane.md: an orchestrator record's
-# task_id < 0 is "no task"): their class is "int", whatever the capture holds.
+# Fields where a negative integer means something, and the class their integers keep
+# whatever the capture holds. An orchestrator record's task_id is a u64 on disk (spec
+# chip-swimlane.md, the 32-byte orchestrator record: the full PTO2 id, 2^63 and above
+# included) that the converters read as "no task" when it is negative: any integer in
+# [-2^63, 2^64). core_to_thread's -1 is a core no scheduler thread owns: an int64.
 SIGNED = {
-    ("records", ("aicpu_orchestrator_phases", "task_id")),
-    ("records", ("metadata", "core_to_thread")),  # -1: a core no scheduler thread owns (spec §header)
+    ("records", ("aicpu_orchestrator_phases", "task_id")): "id64",
+    ("records", ("metadata", "core_to_thread")): "int",
 }
 
 
@@ -245,6 +248,8 @@ def in_class(cls, v):
         return isinstance(v, int) and 0 <= v < 2**63
     if cls == "int":
         return isinstance(v, int) and -(2**63) <= v < 2**63
+    if cls == "id64":
+        return isinstance(v, int) and -(2**63) <= v < 2**64
     if cls == "number":
         return isinstance(v, (int, float)) and v == v and abs(v) != float("inf")
     if cls == "digits":
@@ -279,8 +284,8 @@ def same_shape(kind, orig, new, path=(), command=None):
                 return why
         return None
     cls = leaf_class(orig)
-    if cls == "uint" and (kind, tuple(p for p in path if isinstance(p, str))) in SIGNED:
-        cls = "int"
+    if isinstance(orig, int) and not isinstance(orig, bool):
+        cls = SIGNED.get((kind, tuple(p for p in path if isinstance(p, str))), cls)
     return None if in_class(cls, new) else f"{path}: {cls} became {new!r:.40}"
 
 
