@@ -1,6 +1,13 @@
 """Loads a page written by dfx in headless Chromium with a probe script and
-returns the probe's verdict. Standard library only; used by
-tests/convert_deps/browser_test.py and tests/convert_scope_stats/browser_test.py.
+returns the probe's verdict. Standard library only; used by the browser tests
+of convert_deps, convert_scope_stats and convert_report (report and compare):
+
+    with chromium_page.session(TEST, "dfx-report-browser-") as (browser, tmp):
+        ... write a page into tmp with dfx ...
+        verdict = browser.probe(page, probe_js, expectations)
+        problems = chromium_page.problems(verdict)   # plus the test's own checks
+        if problems: chromium_page.fail(TEST, ...)
+    # prints "ok [TEST]" when the block ends normally
 
 How: the page is copied into a fresh temporary directory with three scripts
 injected: the prelude (tests/browser/probe_prelude.js: records every error,
@@ -18,6 +25,7 @@ Chromium is $DFX_CHROMIUM if set, else /usr/bin/chromium, else `chromium` on
 PATH. Without it the test exits 77, meson's skip code.
 """
 
+import contextlib
 import fcntl
 import json
 import os
@@ -67,6 +75,26 @@ def chromium_or_skip(test):
 
 class ProbeError(Exception):
     pass
+
+
+def fail(test, msg):
+    print(f"FAIL [{test}]: {msg}")
+    sys.exit(1)
+
+
+@contextlib.contextmanager
+def session(test, prefix):
+    """What every page test's main() shares: it skips (exit 77) without Chromium;
+    else one browser and one scratch directory serve all of the test's pages, a
+    ProbeError that escapes the block is the test's one FAIL line, and a block
+    that ends normally prints `ok [test]`."""
+    exe = chromium_or_skip(test)
+    try:
+        with tempfile.TemporaryDirectory(prefix=prefix) as tmp, Chromium(exe) as browser:
+            yield browser, Path(tmp)
+    except ProbeError as e:
+        fail(test, str(e))
+    print(f"ok [{test}]")
 
 
 def _inject(page, expect, probe_js):

@@ -22,7 +22,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -71,8 +70,7 @@ def longest_chain(deps_json):
 
 
 def fail(msg):
-    print(f"FAIL [{TEST}]: {msg}")
-    sys.exit(1)
+    chromium_page.fail(TEST, msg)
 
 
 def write_page(name, src, args, tmp):
@@ -119,9 +117,8 @@ def write_page(name, src, args, tmp):
 
 
 def main():
-    exe = chromium_page.chromium_or_skip(TEST)
     probe = (HERE / "deps_page_probe.js").read_text()
-    with tempfile.TemporaryDirectory(prefix="dfx-deps-browser-") as tmp, chromium_page.Chromium(exe) as browser:
+    with chromium_page.session(TEST, "dfx-deps-browser-") as (browser, tmp):
         for name, src, args, want_nodes, want_edges, want_badges in CASES:
             page, expect = write_page(name, src, args, Path(tmp))
             # Hand-known counts where there are some; the tool's own report elsewhere.
@@ -142,11 +139,7 @@ def main():
                   f"stage {f['stage'][0]}x{f['stage'][1]}; load/f scale {f['initial']['scale']:.4g} "
                   f"at ({f['initial']['tx']:.1f}, {f['initial']['ty']:.1f}), r scale {f['after_r']['scale']:g} "
                   f"at ({f['after_r']['tx']:g}, {f['after_r']['ty']:g}) [{time.monotonic() - started:.1f} s]")
-    print(f"ok [{TEST}]")
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except chromium_page.ProbeError as e:
-        fail(str(e))
+    main()

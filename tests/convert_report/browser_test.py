@@ -17,7 +17,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 DFX, ROOT = os.path.abspath(sys.argv[1]), Path(sys.argv[2]).resolve()
@@ -31,14 +30,12 @@ CASES = ["l3_deps", "l1_small"]
 
 
 def fail(msg):
-    print(f"FAIL [{TEST}]: {msg}")
-    sys.exit(1)
+    chromium_page.fail(TEST, msg)
 
 
 def main():
-    exe = chromium_page.chromium_or_skip(TEST)
     probe = (HERE / "report_page_probe.js").read_text()
-    with tempfile.TemporaryDirectory(prefix="dfx-report-browser-") as tmp, chromium_page.Chromium(exe) as browser:
+    with chromium_page.session(TEST, "dfx-report-browser-") as (browser, tmp):
         for name in CASES:
             src = ROOT / "tests" / "conformance" / name
             page = Path(tmp) / f"{name}.html"
@@ -72,11 +69,7 @@ def main():
             if problems:
                 fail(f"{name} ({page}):\n  " + "\n  ".join(problems))
             print(f"ok {name}: {len(got)} sections, charts {[g['charts'] for g in got]}")
-    print(f"ok [{TEST}]")
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except chromium_page.ProbeError as e:
-        fail(str(e))
+    main()

@@ -18,7 +18,6 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 DFX, ROOT = os.path.abspath(sys.argv[1]), Path(sys.argv[2]).resolve()
@@ -36,8 +35,7 @@ CASES = [
 
 
 def fail(msg):
-    print(f"FAIL [{TEST}]: {msg}")
-    sys.exit(1)
+    chromium_page.fail(TEST, msg)
 
 
 def compare(args, *extra):
@@ -104,9 +102,8 @@ def check_page(name, verdict, text):
 
 
 def main():
-    exe = chromium_page.chromium_or_skip(TEST)
     probe = (HERE / "compare_page_probe.js").read_text()
-    with tempfile.TemporaryDirectory(prefix="dfx-compare-browser-") as tmp, chromium_page.Chromium(exe) as browser:
+    with chromium_page.session(TEST, "dfx-compare-browser-") as (browser, tmp):
         for name, args in CASES:
             page = Path(tmp) / f"{name}.html"
             compare(args, "--format", "html", "-o", str(page))
@@ -119,11 +116,7 @@ def main():
             if problems:
                 fail(f"{name} ({page}):\n  " + "\n  ".join(problems))
             print(f"ok {name}: {len(verdict['facts']['rows'])} rows, {significant} significant, {bars} bars")
-    print(f"ok [{TEST}]")
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except chromium_page.ProbeError as e:
-        fail(str(e))
+    main()

@@ -19,7 +19,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -38,8 +37,7 @@ RESOURCES = ["task_window", "heap", "dep_pool"]
 
 
 def fail(msg):
-    print(f"FAIL [{TEST}]: {msg}")
-    sys.exit(1)
+    chromium_page.fail(TEST, msg)
 
 
 def expected_panels(jsonl):
@@ -67,9 +65,8 @@ def expected_panels(jsonl):
 
 
 def main():
-    exe = chromium_page.chromium_or_skip(TEST)
     probe = (HERE / "scope_stats_page_probe.js").read_text()
-    with tempfile.TemporaryDirectory(prefix="dfx-scope-browser-") as tmp, chromium_page.Chromium(exe) as browser:
+    with chromium_page.session(TEST, "dfx-scope-browser-") as (browser, tmp):
         for name, jsonl in CASES:
             out = Path(tmp) / name
             out.mkdir()
@@ -102,11 +99,7 @@ def main():
             charts = sum(len(g["charts"]) for g in got)
             print(f"ok {name}: {len(got)} panels, {charts} charts drawn, viewport "
                   f"{verdict['facts']['viewport'][0]}x{verdict['facts']['viewport'][1]} [{time.monotonic() - started:.1f} s]")
-    print(f"ok [{TEST}]")
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except chromium_page.ProbeError as e:
-        fail(str(e))
+    main()
