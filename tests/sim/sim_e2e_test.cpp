@@ -23,57 +23,18 @@
 
 #include <simdjson.h>
 
+#include "sim_run.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-struct sim_run {
-    int status = -1;
-    std::string out, err;
-    fs::path work;
-    fs::path outputs() const { return work / "dfx_outputs"; }
-};
-
-std::string read_text(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-std::string quote(const std::string& s) {
-    std::string out = "'";
-    for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-}
-
-fs::path scratch() {
-    static const fs::path dir = fs::temp_directory_path() / ("dfx_sim_e2e_" + std::to_string(::getpid()));
-    return dir;
-}
-
-// Runs dfx-sim with a fresh work dir named `name` (unless `keep`).
-sim_run run_sim(const std::string& name, const std::vector<std::string>& args, bool keep = false) {
-    sim_run r;
-    r.work = scratch() / name;
-    if (!keep) fs::remove_all(r.work);
-    fs::create_directories(r.work);
-    std::string cmd = quote(DFX_SIM_EXE) + " --work-dir " + quote(r.work.string());
-    // Appended piecewise: g++ 12 at -O3 warns falsely (-Wrestrict, GCC bug 105329)
-    // inside libstdc++ on `"literal" + std::string&&`.
-    for (const auto& a : args) {
-        cmd += ' ';
-        cmd += quote(a);
-    }
-    cmd += " > " + quote((r.work / "stdout.txt").string()) + " 2> " + quote((r.work / "stderr.txt").string());
-    const int status = std::system(cmd.c_str());
-    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = read_text(r.work / "stdout.txt");
-    r.err = read_text(r.work / "stderr.txt");
-    return r;
-}
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using sim_test::contains;
+using sim_test::quote;
+using sim_test::read_text;
+using sim_test::run_sim;
+using sim_test::scratch;
+using sim_test::sim_run;
 
 std::uint64_t u64_of(std::string_view decimal) { return std::stoull(std::string(decimal)); }
 

@@ -5,65 +5,28 @@
 // bad or out-of-range N is one error line naming the flag, exit 2.
 #include <doctest/doctest.h>
 
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <simdjson.h>
 
+#include "sim_run.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-struct stream_run {
-    int status = -1;
-    std::string out, err;
-    fs::path outputs;
-};
+using sim_test::contains;
+using sim_test::read_text;
 
-std::string slurp(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
+sim_test::sim_run run_stream(const std::string& name, const std::vector<std::string>& args) {
+    return sim_test::run_sim("stream_" + name, args);
 }
-
-std::string shell_word(const std::string& s) {
-    std::string out = "'";
-    for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-}
-
-stream_run run_stream(const std::string& name, const std::vector<std::string>& args) {
-    const fs::path work = fs::temp_directory_path() / ("dfx_sim_stream_" + std::to_string(::getpid())) / name;
-    fs::remove_all(work);
-    fs::create_directories(work);
-    std::string cmd = shell_word(DFX_SIM_EXE);
-    cmd += " --work-dir ";
-    cmd += shell_word(work.string());
-    for (const auto& a : args) {
-        cmd += ' ';
-        cmd += shell_word(a);
-    }
-    cmd += " > " + shell_word((work / "stdout.txt").string()) + " 2> " + shell_word((work / "stderr.txt").string());
-    const int status = std::system(cmd.c_str());
-    stream_run r;
-    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = slurp(work / "stdout.txt");
-    r.err = slurp(work / "stderr.txt");
-    r.outputs = work / "dfx_outputs";
-    return r;
-}
-
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // "<title>: P records produced, C collected, D dropped": returns P, checks C == P and D == 0.
 unsigned long long produced_of(const std::string& out, const std::string& title) {
@@ -79,7 +42,7 @@ unsigned long long produced_of(const std::string& out, const std::string& title)
 }
 
 std::size_t lines_of(const fs::path& file) {
-    std::istringstream in(slurp(file));
+    std::istringstream in(read_text(file));
     std::size_t n = 0;
     for (std::string line; std::getline(in, line);) n += line.empty() ? 0 : 1;
     return n;
@@ -90,16 +53,16 @@ std::size_t lines_of(const fs::path& file) {
 TEST_CASE("stream: 2000 tasks with every collector at its highest level, artefacts counted") {
     // 4 streams, each in steps of 4 lanes + 1 reduce; a round (scope) is one step of each.
     constexpr std::uint64_t tasks = 2000, streams = 4, steps = tasks / 5, rounds = steps / streams;
-    const stream_run r = run_stream("all", {"--workload", "stream", "--tasks", std::to_string(tasks),
+    const sim_test::sim_run r = run_stream("all", {"--workload", "stream", "--tasks", std::to_string(tasks),
                                             "--chip-swimlane-level", "4", "--enable-dep-gen", "--enable-scope-stats",
                                             "--dump-args", "2", "--enable-pmu", "4"});
     CAPTURE(r.out);
     CAPTURE(r.err);
     REQUIRE(r.status == 0);
-    CHECK(has(r.out, "tasks run: 2000 of 2000 submitted (2000 dispatches to cores, 2000 retired)"));
-    CHECK(has(r.out, "kernel check: OK"));
-    CHECK(has(r.out, " tasks/s (wall)\n"));
-    CHECK(!has(r.out + r.err, "LOST"));
+    CHECK(contains(r.out, "tasks run: 2000 of 2000 submitted (2000 dispatches to cores, 2000 retired)"));
+    CHECK(contains(r.out, "kernel check: OK"));
+    CHECK(contains(r.out, " tasks/s (wall)\n"));
+    CHECK(!contains(r.out + r.err, "LOST"));
     for (const char* c : {"chip swimlane", "dep_gen", "scope stats", "args dump", "PMU"}) CHECK(produced_of(r.out, c) > 0);
     CHECK(produced_of(r.out, "dep_gen") == tasks * 3);  // per task: submit, and its tensor-argument records
 
@@ -108,15 +71,15 @@ TEST_CASE("stream: 2000 tasks with every collector at its highest level, artefac
     // reduce (its input) and on its own previous write (INOUT), every later
     // reduce on its 4 lanes and on the previous reduce (INOUT on the state).
     simdjson::dom::parser parser;
-    simdjson::dom::element deps = parser.load((r.outputs / "deps.json").string());
+    simdjson::dom::element deps = parser.load((r.outputs() / "deps.json").string());
     CHECK(simdjson::dom::array(deps["tasks"]).size() == tasks);
     constexpr std::uint64_t edges = streams * 4 + (steps - streams) * (4 * 2 + 4 + 1);
     CHECK(simdjson::dom::array(deps["edges"]).size() == edges);
-    CHECK(has(r.out, "dependencies: " + std::to_string(edges) + " inferred"));
+    CHECK(contains(r.out, "dependencies: " + std::to_string(edges) + " inferred"));
 
     // Level 4: one AICore row, one AICPU row and one orchestrator submit per task.
     simdjson::dom::parser records_parser;
-    simdjson::dom::element records = records_parser.load((r.outputs / "chip_swimlane_records.json").string());
+    simdjson::dom::element records = records_parser.load((r.outputs() / "chip_swimlane_records.json").string());
     CHECK(simdjson::dom::array(records["aicore_tasks"]).size() == tasks);
     CHECK(simdjson::dom::array(records["aicpu_tasks"]).size() == tasks);
     std::uint64_t submits = 0;
@@ -125,19 +88,19 @@ TEST_CASE("stream: 2000 tasks with every collector at its highest level, artefac
     CHECK(submits == tasks);
 
     // Scope stats: a begin and an end per scope (the root and one per round).
-    CHECK(lines_of(r.outputs / "scope_stats" / "scope_stats.jsonl") >= 2 * (rounds + 1));
-    CHECK(lines_of(r.outputs / "pmu.csv") == tasks + 1);  // a header, then a row per task
+    CHECK(lines_of(r.outputs() / "scope_stats" / "scope_stats.jsonl") >= 2 * (rounds + 1));
+    CHECK(lines_of(r.outputs() / "pmu.csv") == tasks + 1);  // a header, then a row per task
 }
 
 TEST_CASE("stream: a partial last round and a single task run and check") {
     for (const char* n : {"2003", "1", "6"}) {
         CAPTURE(n);
-        const stream_run r = run_stream(std::string("tail_") + n, {"--workload", "stream", "--tasks", n});
+        const sim_test::sim_run r = run_stream(std::string("tail_") + n, {"--workload", "stream", "--tasks", n});
         CAPTURE(r.out);
         CHECK(r.status == 0);
-        CHECK(has(r.out, std::string("tasks run: ") + n + " of " + n + " submitted"));
-        CHECK(has(r.out, "kernel check: OK"));
-        CHECK(!fs::exists(r.outputs));  // no collector, no directory
+        CHECK(contains(r.out, std::string("tasks run: ") + n + " of " + n + " submitted"));
+        CHECK(contains(r.out, "kernel check: OK"));
+        CHECK(!fs::exists(r.outputs()));  // no collector, no directory
     }
 }
 
@@ -152,7 +115,7 @@ TEST_CASE("stream: a bad --tasks is one error line naming the flag, exit 2") {
     for (const auto& args : cases) {
         CAPTURE(args.back());
         CAPTURE(args[1]);
-        const stream_run r = run_stream("bad_" + std::to_string(i++), args);
+        const sim_test::sim_run r = run_stream("bad_" + std::to_string(i++), args);
         CHECK(r.status == 2);
         CHECK(r.err.rfind("dfx-sim: error: --tasks: ", 0) == 0);
         CHECK(r.err.find('\n') == r.err.size() - 1);  // one line
