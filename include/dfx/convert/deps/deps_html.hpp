@@ -243,11 +243,11 @@ inline constexpr std::string_view page_style = R"CSS(
     font: 12px system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; color: #0f172a; }
   .panel { position: fixed; z-index: 10; background: rgba(255,255,255,0.95); border: 1px solid #cbd5e1;
     border-radius: 8px; box-shadow: 0 6px 20px rgba(15,23,42,0.12); }
-  #hud { top: 10px; left: 10px; padding: 6px 10px; display: flex; gap: 6px; align-items: center; flex-wrap: wrap; }
+  #hud { top: 10px; left: 10px; padding: 6px 10px; display: flex; gap: 6px; align-items: center; flex-wrap: wrap;
+    max-width: calc(50vw - 30px); }
   #hud b { color: #020617; }
   #hud kbd { font: 11px ui-monospace, Menlo, monospace; background: #f1f5f9; border: 1px solid #cbd5e1;
     border-radius: 4px; padding: 0 4px; }
-  #hud { max-width: calc(50vw - 30px); }
   #legend { top: 10px; right: 10px; padding: 6px 10px; display: flex; gap: 4px 12px; align-items: center; flex-wrap: wrap;
     max-width: calc(50vw - 30px); }
   #legend span { display: inline-flex; gap: 5px; align-items: center; white-space: nowrap; }
