@@ -12,6 +12,7 @@ import concurrent.futures
 import json
 import os
 import re
+import shlex
 import shutil
 import struct
 import subprocess
@@ -890,6 +891,45 @@ def test_one_reader_per_artefact():
         errors = {cmd: error_after_path(r, "name_map_x.json", f"name map {label} ({cmd})") for cmd, r in runs.items()}
         if len(set(errors.values())) != 1:
             fail(f"name map {label}: the commands disagree: {errors}")
+
+
+
+def complete(words):
+    """What tools/dfx/dfx.bash-completion offers after `words` (the last is the word being typed)."""
+    script = (f"source {shlex.quote(str(ROOT / 'tools' / 'dfx' / 'dfx.bash-completion'))}\n"
+              f"COMP_WORDS=({' '.join(shlex.quote(w) for w in words)})\nCOMP_CWORD={len(words) - 1}\n"
+              "_dfx\nprintf '%s\\n' \"${COMPREPLY[@]}\"\n")
+    r = subprocess.run(["bash", "--norc", "--noprofile", "-c", script], capture_output=True, text=True, timeout=30)
+    if r.returncode != 0:
+        fail(f"completion of {words}: bash exit {r.returncode}: {r.stderr.strip()}")
+    return set(line for line in r.stdout.splitlines() if line)
+
+
+def test_bash_completion():
+    """Run by bash itself, the completion offers every command, for each command exactly the
+    options its --help lists, and after each option with a checked set of values exactly that set."""
+    commands = complete(["dfx", ""]) - {"--help", "--version"}
+    listed_commands = set(re.findall(r"^  ([a-z][a-z-]*)\b", run(["--help"], ROOT).stdout, re.M))
+    if commands != listed_commands:
+        fail(f"completed commands {sorted(commands)} != dfx --help {sorted(listed_commands)}")
+    for cmd in sorted(commands):
+        helptext = run([cmd, "--help"], ROOT).stdout
+        options, choices = set(), {}
+        # "  -o,--output,--report TEXT", "  --format TEXT:{json,perfetto}": names, then type and choices.
+        for m in re.finditer(r"^  ((?:--?[a-zA-Z][a-z-]*,)*--?[a-zA-Z][a-z-]*)(?: [A-Z]+:\{([^}]*)\})?", helptext, re.M):
+            names = m.group(1).split(",")
+            options.update(n for n in names if n != "-h")  # -h: --help is what is offered
+            if m.group(2):
+                for n in names:
+                    choices[n] = set(m.group(2).split(","))
+        offered = complete(["dfx", cmd, "-"])
+        if offered != options:
+            fail(f"{cmd}: completion offers {sorted(offered - options)} that --help does not list, "
+                 f"and lacks {sorted(options - offered)}")
+        for option, values in choices.items():
+            got = complete(["dfx", cmd, option, ""])
+            if got != values:
+                fail(f"{cmd} {option}: completion offers {sorted(got)}, --help lists {sorted(values)}")
 
 
 TESTS = {name[5:]: fn for name, fn in globals().items() if name.startswith("test_")}

@@ -219,23 +219,6 @@ def test_html_page():
     shutil.rmtree(w)
 
 
-def test_bash_completion():
-    """The completion offers report, each of its options --help lists, and its --format choices."""
-    text = (ROOT / "tools" / "dfx" / "dfx.bash-completion").read_text()
-    if not re.search(r'compgen -W "[^"]*\breport\b', text):
-        fail("report is not among the completed commands")
-    m = re.search(r'^\s*report\) opts="([^"]*)"', text, re.M)
-    if not m:
-        fail("no option list for report")
-    offered = set(m.group(1).split())
-    helptext = subprocess.run([DFX, "report", "--help"], capture_output=True, text=True).stdout
-    listed = set(re.findall(r"(?<![\w-])(--?[a-z][a-z-]*)", helptext)) - {"-h", "--help"}
-    if offered != listed:
-        fail(f"completion {sorted(offered)} != --help {sorted(listed)}")
-    if not re.search(r'^\s*report\|compare\) COMPREPLY=\(\$\(compgen -W "text json csv html"', text, re.M):
-        fail("report's --format choices")
-
-
 TESTS = {name[5:]: fn for name, fn in globals().items() if name.startswith("test_")}
 if TEST not in TESTS:
     fail(f"unknown test {TEST}")

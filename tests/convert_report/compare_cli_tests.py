@@ -270,23 +270,6 @@ def test_sim_l3_tree():
     shutil.rmtree(w)
 
 
-def test_bash_completion():
-    """The completion offers compare, each of its options --help lists, and its --format choices."""
-    text = (ROOT / "tools" / "dfx" / "dfx.bash-completion").read_text()
-    if not re.search(r'compgen -W "[^"]*\bcompare\b', text):
-        fail("compare is not among the completed commands")
-    m = re.search(r'^\s*compare\) opts="([^"]*)"', text, re.M)
-    if not m:
-        fail("no option list for compare")
-    offered = set(m.group(1).split())
-    helptext = subprocess.run([DFX, "compare", "--help"], capture_output=True, text=True).stdout
-    listed = set(re.findall(r"(?<![\w-])(--?[a-z][a-z-]*)", helptext)) - {"-h", "--help"}
-    if offered != listed:
-        fail(f"completion {sorted(offered)} != --help {sorted(listed)}")
-    if '"text json csv html"' not in text:
-        fail("compare's --format choices")
-
-
 TESTS = {name[5:]: fn for name, fn in globals().items() if name.startswith("test_")}
 if TEST not in TESTS:
     fail(f"unknown test; one of {sorted(TESTS)}")
