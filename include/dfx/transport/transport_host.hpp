@@ -39,6 +39,13 @@ struct transport_options {
     std::uint32_t drain_threads = 1;
     // How long stop() waits for producers that are still running.
     std::chrono::milliseconds stop_timeout{60'000};
+    // The longest sleep of a drain thread that found nothing to collect (its
+    // sleeps double from 20 us up to this; any work resets them): the most
+    // a full buffer waits before it is collected once its channel has been
+    // quiet. Longer costs less CPU on an idle run, shorter gives producers
+    // their buffers back sooner after a quiet spell (backoff.hpp). Held to
+    // [20 us, 1 s].
+    std::chrono::microseconds drain_idle_sleep_max{1'000};
 };
 
 template <class MemoryOps = host_memory>
@@ -46,6 +53,11 @@ class transport_host {
 public:
     explicit transport_host(transport_options options = {}) : options_(options) {
         if (options_.drain_threads == 0) options_.drain_threads = 1;
+        // A drain sleeps 20 us at least, and at most a second (not an hour).
+        using std::chrono::microseconds;
+        if (options_.drain_idle_sleep_max < microseconds{backoff::min_sleep_us})
+            options_.drain_idle_sleep_max = microseconds{backoff::min_sleep_us};
+        if (options_.drain_idle_sleep_max > microseconds{1'000'000}) options_.drain_idle_sleep_max = microseconds{1'000'000};
     }
     transport_host(const transport_host&) = delete;
     transport_host& operator=(const transport_host&) = delete;
@@ -176,7 +188,7 @@ private:
     }
 
     void drain_loop(std::uint32_t thread_index) {
-        backoff idle;
+        backoff idle(static_cast<unsigned>(options_.drain_idle_sleep_max.count()));
         for (;;) {
             bool any = false;
             for (std::size_t i = thread_index; i < channels_.size(); i += options_.drain_threads)
