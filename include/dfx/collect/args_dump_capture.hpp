@@ -12,7 +12,9 @@
 // captures once per before_dispatch call, as the reference does.
 //
 // A tensor's bytes are gathered row-major (collect/strided_gather.hpp) into
-// 4 KiB payload chunks on their own channel (record/args_dump_records.hpp).
+// payload chunks on their own channel (record/args_dump_records.hpp), each
+// claimed at the size it carries and packed after the last one, so a small
+// capture touches the lines it fills, not a fresh 4 KiB slot.
 // A tensor larger than the payload arena (the chunk channel's capacity) is
 // truncated to half the arena and flagged, as the reference does, so one
 // huge tensor cannot stall the scheduler for the whole transfer. Under
@@ -32,16 +34,16 @@
 
 namespace dfx {
 
-// A scheduler sink that can carry a dump: both record kinds, chunks claimed
-// in place (the bytes are gathered straight into the transport's slot, so a
-// 256-byte tensor costs a 256-byte copy, not a 4 KiB chunk copied twice),
+// A scheduler sink that can carry a dump: argument records, chunks claimed
+// in place at their size (the bytes are gathered straight into the
+// transport's buffer, so a 256-byte tensor costs a 256-byte copy),
 // plus the chunk channel's push count (numbers the batches) and capacity (the arena).
 // dfx::producers provides both (collect/producers.hpp).
 template <class Sink>
-concept args_dump_sink = record_sink<Sink, args_dump_record> && record_sink<Sink, args_payload_chunk> &&
-                         requires(Sink& sink, const Sink& csink) {
-                             { sink.template claim<args_payload_chunk>() } noexcept -> std::same_as<args_payload_chunk*>;
-                             { sink.template commit<args_payload_chunk>() } noexcept;
+concept args_dump_sink = record_sink<Sink, args_dump_record> &&
+                         requires(Sink& sink, const Sink& csink, std::uint32_t payload) {
+                             { sink.template claim<args_payload_chunk>(payload) } noexcept -> std::same_as<args_payload_chunk*>;
+                             { sink.template commit<args_payload_chunk>(payload) } noexcept;
                              { csink.template produced<args_payload_chunk>() } noexcept -> std::convertible_to<std::uint64_t>;
                              { csink.template capacity<args_payload_chunk>() } noexcept -> std::convertible_to<std::uint64_t>;
                          };
@@ -86,7 +88,7 @@ private:
                  dump_stage stage) noexcept {
         static_assert(args_dump_sink<Sink>,
                       "dfx::scheduler_view: dumping needs a sink that accepts args_dump_record and "
-                      "args_payload_chunk with noexcept push, claims chunks in place (claim<>() / commit<>()) "
+                      "args_payload_chunk, claims chunks in place at their size (claim<>(n) / commit<>(n)) "
                       "and reports produced<>() / capacity<>() "
                       "(use dfx::scheduler_sink)");
         const std::uint64_t marks = Level == 1 ? args.dump_mask() : ~0ULL;
@@ -180,23 +182,28 @@ private:
     }
 
     // Bytes into the open chunk, claimed in the channel when its first byte
-    // comes; a chunk the overflow policy dropped (claim gave nullptr,
-    // counted) still takes its share of the batch, so offsets stay right.
+    // comes, at the size it will carry: the rest of the batch, up to
+    // args_payload_chunk_bytes (so chunks are cut where fixed 4 KiB chunks
+    // were, and batch numbers stay what they were). A chunk the overflow
+    // policy dropped (claim gave nullptr, counted) still takes its share of
+    // the batch, so offsets stay right.
     void append(const std::byte* source, std::uint64_t bytes) noexcept {
         while (bytes > 0) {
             if (!open_) open_chunk();
-            const std::uint64_t room = args_payload_chunk_bytes - size_;
+            const std::uint64_t room = capacity_ - size_;
             const std::uint32_t take = static_cast<std::uint32_t>(bytes < room ? bytes : room);
-            if (slot_) std::memcpy(slot_->data + size_, source, take);
+            if (slot_) std::memcpy(slot_->data() + size_, source, take);
             size_ += take;
             source += take;
             bytes -= take;
-            if (size_ == args_payload_chunk_bytes) send_chunk();
+            if (size_ == capacity_) send_chunk();
         }
     }
     void open_chunk() noexcept {
         open_ = true;
-        slot_ = sink_->template claim<args_payload_chunk>();
+        const std::uint64_t left = batch_size_ - chunk_offset_;
+        capacity_ = left < args_payload_chunk_bytes ? static_cast<std::uint32_t>(left) : args_payload_chunk_bytes;
+        slot_ = sink_->template claim<args_payload_chunk>(capacity_);
         if (!slot_) return;
         slot_->batch = batch_;
         slot_->batch_size = batch_size_;
@@ -205,7 +212,7 @@ private:
     void send_chunk() noexcept {
         if (slot_) {
             slot_->size = size_;
-            sink_->template commit<args_payload_chunk>();
+            sink_->template commit<args_payload_chunk>(size_);
         }
         open_ = false;
         slot_ = nullptr;
@@ -219,6 +226,7 @@ private:
     std::uint64_t chunk_offset_ = 0;
     args_payload_chunk* slot_ = nullptr;
     std::uint32_t size_ = 0;
+    std::uint32_t capacity_ = 0;  // payload bytes the open chunk was claimed for
     bool open_ = false;
 };
 }  // namespace detail
