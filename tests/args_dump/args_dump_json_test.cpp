@@ -225,6 +225,29 @@ TEST_CASE("args.bin: a buffer of consecutive batches goes out as one run; a batc
     CHECK(bytes.substr(55 + 2 * full, 7) == std::string(7, 'e'));
 }
 
+TEST_CASE("args.bin: a malformed packed buffer is reported and nothing past the bad chunk is read") {
+    const auto dir = dump_test::fresh_prefix("bin_stream_malformed");
+    dfx::args_bin_stream bin(dir / "args.bin", 1);
+    SUBCASE("the count promises more chunks than the bytes hold") {
+        packed_buffer buffer = {chunk(0, 30, 0, 30, 'a'), chunk(1, 20, 0, 20, 'b')};
+        auto records = buffer.records();
+        records.size = dfx::packed_stride<dfx::args_payload_chunk>(30) + 32;  // the second chunk cut short
+        bin.consume(0, records);
+    }
+    SUBCASE("a chunk claims more payload than a slot holds") {
+        packed_buffer buffer = {chunk(0, 30, 0, 30, 'a'), chunk(1, 20, 0, 20, 'b')};
+        buffer.bytes.resize(buffer.bytes.size() + 8192);  // the bytes are there: only the slot bound catches it
+        auto* second = std::launder(reinterpret_cast<dfx::args_payload_chunk*>(
+            buffer.bytes.data() + dfx::packed_stride<dfx::args_payload_chunk>(30)));
+        second->size = dfx::args_payload_chunk_bytes + 1;
+        bin.consume(0, buffer.records());
+    }
+    CHECK(bin.error().find("is malformed") != std::string::npos);
+    CHECK(bin.locate(0, 0, 0, 30) == 0);                 // the chunk before it is in
+    CHECK_FALSE(bin.locate(0, 1, 0, 20).has_value());     // the bad one is not
+    CHECK(bin.bytes_written() == 30);
+}
+
 TEST_CASE("args.bin: an uncommitted file is removed, never left looking complete") {
     const auto dir = dump_test::fresh_prefix("bin_discard");
     {
