@@ -96,28 +96,45 @@ private:
         const std::uint64_t ambiguous = Level == 1 ? args.ambiguous_mask() : 0;
         const int tensors = args.tensor_count();
 
-        // Pass 1: which tensors this call copies and how many bytes, so the
-        // batch's size goes with its first chunk. A call with nothing to
-        // copy and no scalars (after completion, a task whose marks are all
-        // inputs) stops here, before touching the transport.
-        const std::uint64_t arena = sink_->template capacity<args_payload_chunk>() * args_payload_chunk_bytes;
-        std::uint64_t chosen = 0;
-        std::uint64_t batch_size = 0;
-        for (int i = 0; i < tensors && i < 64; ++i) {
-            if (!selected(marks, i, args.role(i), stage)) continue;
-            chosen |= std::uint64_t{1} << i;
-            batch_size += copy_size(args.tensor(i), arena);
-        }
+        // Which tensors this call copies: the marked ones whose role this
+        // stage captures (one AND: task_args keeps the stage masks). A call
+        // with nothing to copy and no scalars (after completion, a task whose
+        // marks are all inputs) stops here, before touching the transport.
+        const std::uint64_t chosen = marks & args.stage_tensors(stage);
         const bool scalars = stage == dump_stage::before_dispatch && tensors < 64 && (marks >> tensors) != 0;
         if (chosen == 0 && !scalars) return;
 
+        // Pass 1, over the chosen tensors only: each one's bytes (the whole
+        // tensor, or half the arena when it does not fit), kept for pass 2,
+        // and their sum, so the batch's size goes with its first chunk.
+        const std::uint64_t arena = sink_->template capacity<args_payload_chunk>() * args_payload_chunk_bytes;
+        std::uint64_t sizes[Args::max_tensors > 0 ? Args::max_tensors : 1];  // written for chosen slots only
+        std::uint64_t truncated = 0;
+        std::uint64_t batch_size = 0;
+        for (std::uint64_t left = chosen; left != 0; left &= left - 1) {
+            const int i = std::countr_zero(left);
+            const tensor_view& v = args.tensor(i);
+            const std::uint64_t whole = view_numel(v) * dtype_size(v.dtype);
+            const std::uint64_t payload = whole > arena ? arena / 2 : whole;
+            truncated |= std::uint64_t{whole > arena} << i;
+            sizes[i] = payload;
+            batch_size += payload;
+        }
+
         // Every record starts as the call's common fields; each is written in
         // place in the channel's slot (emit_record, collect/sink.hpp).
+        // The active kernels are compacted once per call, not per record.
+        std::int32_t funcs[3] = {-1, -1, -1};
+        std::uint8_t func_count = 0;
+        for (std::int32_t id : kernel_ids)
+            if (id >= 0) funcs[func_count++] = id;
         const auto common = [&](args_dump_record& r) {
             r.task_id = task_id;
             r.stage = stage;
-            for (std::int32_t id : kernel_ids)
-                if (id >= 0) r.func_ids[r.func_count++] = id;
+            r.func_ids[0] = funcs[0];
+            r.func_ids[1] = funcs[1];
+            r.func_ids[2] = funcs[2];
+            r.func_count = func_count;
         };
 
         batch_ = sink_->template produced<args_payload_chunk>();
@@ -128,7 +145,8 @@ private:
         for (std::uint64_t left = chosen; left != 0; left &= left - 1) {
             const int i = std::countr_zero(left);
             const tensor_view& v = args.tensor(i);
-            const std::uint64_t payload = copy_size(v, arena);
+            const std::uint64_t payload = sizes[i];
+            const bool contiguous = view_is_contiguous(v);
             emit_record<args_dump_record>(*sink_, [&](args_dump_record& r) {
                 common(r);
                 r.arg_index = static_cast<std::uint32_t>(i);
@@ -141,14 +159,19 @@ private:
                     r.strides[d] = v.strides[d];
                 }
                 r.start_offset = v.start_offset;
-                r.is_contiguous = view_is_contiguous(v) ? 1 : 0;
+                r.is_contiguous = contiguous ? 1 : 0;
                 r.payload_size = payload;
-                r.truncated = payload < view_numel(v) * dtype_size(v.dtype) ? 1 : 0;
+                r.truncated = static_cast<std::uint8_t>((truncated >> i) & 1u);
                 r.payload_batch = batch_;
                 r.payload_offset = offset;
                 r.flags = (ambiguous >> i) & 1u ? dump_flag_ambiguous : 0;
             });
-            gather_view(v, payload, [this](const std::byte* source, std::uint64_t bytes) { append(source, bytes); });
+            if (contiguous) {  // what gather_view does for it, without finding out again
+                const auto* base = reinterpret_cast<const std::byte*>(static_cast<std::uintptr_t>(v.addr));
+                append(base + v.start_offset * dtype_size(v.dtype), payload);
+            } else {
+                gather_view(v, payload, [this](const std::byte* source, std::uint64_t bytes) { append(source, bytes); });
+            }
             offset += payload;
         }
         if (open_) send_chunk();
@@ -167,18 +190,6 @@ private:
                 r.flags = (ambiguous >> bit) & 1u ? dump_flag_ambiguous : 0;
             });
         }
-    }
-
-    static bool selected(std::uint64_t marks, int slot, dump_role role, dump_stage stage) noexcept {
-        if (slot >= 64 || !((marks >> slot) & 1u)) return false;
-        if (role == dump_role::inout) return true;
-        return (role == dump_role::input) == (stage == dump_stage::before_dispatch);
-    }
-
-    // The whole logical size, or half the arena when that does not fit.
-    static std::uint64_t copy_size(const tensor_view& v, std::uint64_t arena) noexcept {
-        const std::uint64_t bytes = view_numel(v) * dtype_size(v.dtype);
-        return bytes > arena ? arena / 2 : bytes;
     }
 
     // Bytes into the open chunk, claimed in the channel when its first byte

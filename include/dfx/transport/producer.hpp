@@ -151,7 +151,7 @@ public:
     }
 
 private:
-    bool next_buffer() noexcept {
+    [[gnu::noinline]] bool next_buffer() noexcept {
         if (records_) publish_current();
         std::uint32_t index = 0;
         if (!take_free(index)) return false;
