@@ -56,11 +56,13 @@
 
 #include <array>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <new>
 #include <string>
 #include <thread>
 #include <type_traits>
@@ -144,20 +146,27 @@ void BM_dump_drain(benchmark::State& state) {
 void BM_drain_only(benchmark::State& state) {
     const auto chunks_per_buffer = static_cast<std::uint32_t>(state.range(0));
     const std::uint64_t buffers = ((smoke ? 8ULL : 2048ULL) << 20) / (std::uint64_t{chunks_per_buffer} * dfx::args_payload_chunk_bytes);
-    std::vector<dfx::args_payload_chunk> buffer(chunks_per_buffer);
+    // One collected buffer of full chunks, packed as the producer writes them.
+    constexpr std::uint32_t stride = dfx::packed_stride<dfx::args_payload_chunk>(dfx::args_payload_chunk_bytes);
+    std::vector<std::byte> buffer(std::size_t{chunks_per_buffer} * stride);
+    std::vector<dfx::args_payload_chunk*> chunks;
     for (std::uint32_t i = 0; i < chunks_per_buffer; ++i) {
-        buffer[i].batch_size = std::uint64_t{chunks_per_buffer} * dfx::args_payload_chunk_bytes;
-        buffer[i].offset = std::uint64_t{i} * dfx::args_payload_chunk_bytes;
-        buffer[i].size = dfx::args_payload_chunk_bytes;
-        std::memset(buffer[i].data, 0x5A + static_cast<int>(i), dfx::args_payload_chunk_bytes);
+        auto* c = ::new (static_cast<void*>(buffer.data() + std::size_t{i} * stride)) dfx::args_payload_chunk{};
+        c->batch_size = std::uint64_t{chunks_per_buffer} * dfx::args_payload_chunk_bytes;
+        c->offset = std::uint64_t{i} * dfx::args_payload_chunk_bytes;
+        c->size = dfx::args_payload_chunk_bytes;
+        std::memset(c->data(), 0x5A + static_cast<int>(i), dfx::args_payload_chunk_bytes);
+        chunks.push_back(c);
     }
+    const dfx::packed_records<dfx::args_payload_chunk> records{buffer.data(), chunks_per_buffer,
+                                                               static_cast<std::uint32_t>(buffer.size())};
     std::uint64_t bytes = 0;
     for (auto _ : state) {
         dfx::args_bin_stream bin(dump_dir / "args.bin", 1);
         const auto start = std::chrono::steady_clock::now();
         for (std::uint64_t b = 0; b < buffers; ++b) {
-            for (auto& c : buffer) c.batch = b * chunks_per_buffer;  // one batch per buffer, numbered as a producer would
-            bin.consume(0, buffer);
+            for (auto* c : chunks) c->batch = b * chunks_per_buffer;  // one batch per buffer, numbered as a producer would
+            bin.consume(0, records);
         }
         state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
         if (!bin.error().empty()) {

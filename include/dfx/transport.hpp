@@ -7,6 +7,7 @@
 #include "dfx/transport/accounting.hpp"
 #include "dfx/transport/channel.hpp"
 #include "dfx/transport/memory_ops.hpp"
+#include "dfx/transport/packed_records.hpp"
 #include "dfx/transport/producer.hpp"
 #include "dfx/transport/spsc_ring.hpp"
 #include "dfx/transport/transport_host.hpp"

@@ -3,11 +3,14 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -109,16 +112,37 @@ TEST_CASE("an entry: ambiguous flag, MIX func ids, a lost payload written as bin
 
 namespace {
 
-dfx::args_payload_chunk chunk(std::uint64_t batch, std::uint64_t batch_size, std::uint64_t offset, std::uint32_t size,
-                              char fill) {
-    dfx::args_payload_chunk c{};
-    c.batch = batch;
-    c.batch_size = batch_size;
-    c.offset = offset;
-    c.size = size;
-    std::memset(c.data, fill, size);
-    return c;
+struct chunk_spec {
+    std::uint64_t batch, batch_size, offset;
+    std::uint32_t size;
+    char fill;
+};
+chunk_spec chunk(std::uint64_t batch, std::uint64_t batch_size, std::uint64_t offset, std::uint32_t size, char fill) {
+    return {batch, batch_size, offset, size, fill};
 }
+
+// One collected buffer of chunks, packed as a producer writes them.
+struct packed_buffer {
+    std::vector<std::byte> bytes;
+    std::uint32_t count = 0;
+
+    packed_buffer(std::initializer_list<chunk_spec> chunks) {
+        for (const chunk_spec& c : chunks) {
+            const std::size_t at = bytes.size();
+            bytes.resize(at + dfx::packed_stride<dfx::args_payload_chunk>(c.size));
+            auto* h = ::new (static_cast<void*>(bytes.data() + at)) dfx::args_payload_chunk{};
+            h->batch = c.batch;
+            h->batch_size = c.batch_size;
+            h->offset = c.offset;
+            h->size = c.size;
+            std::memset(h->data(), c.fill, c.size);
+            ++count;
+        }
+    }
+    dfx::packed_records<dfx::args_payload_chunk> records() const {
+        return {bytes.data(), count, static_cast<std::uint32_t>(bytes.size())};
+    }
+};
 
 }  // namespace
 
@@ -129,12 +153,12 @@ TEST_CASE("args.bin: batches get contiguous ranges in arrival order; a missing c
     {
         dfx::args_bin_stream bin(dir / "args.bin", 2);
         // Producer 0, batch 0: 3 chunks, the middle one lost in transport.
-        const std::vector<dfx::args_payload_chunk> p0 = {chunk(0, 2 * full + 10, 0, full, 'a'),
+        const packed_buffer p0 = {chunk(0, 2 * full + 10, 0, full, 'a'),
                                                          chunk(0, 2 * full + 10, 2 * full, 10, 'c')};
         // Producer 1, batches 5 and 6 (numbers are the producer's own chunk counts).
-        const std::vector<dfx::args_payload_chunk> p1 = {chunk(5, 100, 0, 100, 'x'), chunk(6, 50, 0, 50, 'y')};
-        bin.consume(1, p1);
-        bin.consume(0, p0);
+        const packed_buffer p1 = {chunk(5, 100, 0, 100, 'x'), chunk(6, 50, 0, 50, 'y')};
+        bin.consume(1, p1.records());
+        bin.consume(0, p0.records());
         CHECK(bin.bytes_reserved() == 150 + 2 * full + 10);
         CHECK(bin.bytes_written() == 150 + full + 10);
         CHECK(bin.error().empty());
@@ -156,8 +180,8 @@ TEST_CASE("args.bin: batches get contiguous ranges in arrival order; a missing c
         CHECK(bin.locate(1, 5, 7, 0) == b0_at + 7);                        // empty payload: nothing to miss
 
         // A chunk that contradicts its batch is refused and reported.
-        const std::vector<dfx::args_payload_chunk> bad = {chunk(6, 999, 0, 10, 'z')};
-        bin.consume(1, bad);
+        const packed_buffer bad = {chunk(6, 999, 0, 10, 'z')};
+        bin.consume(1, bad.records());
         CHECK(bin.error().find("does not fit its batch") != std::string::npos);
         bin.commit();
     }
@@ -177,10 +201,10 @@ TEST_CASE("args.bin: a buffer of consecutive batches goes out as one run; a batc
         dfx::args_bin_stream bin(dir / "args.bin", 1);
         // One collected buffer: batch 0 (one chunk), batch 1 whose first chunk was
         // dropped (its second arrives), batch 3 (two chunks), batch 5 (one chunk).
-        const std::vector<dfx::args_payload_chunk> buffer = {
+        const packed_buffer buffer = {
             chunk(0, 30, 0, 30, 'a'), chunk(1, full + 20, full, 20, 'b'), chunk(3, full + 5, 0, full, 'c'),
             chunk(3, full + 5, full, 5, 'd'), chunk(5, 7, 0, 7, 'e')};
-        bin.consume(0, buffer);
+        bin.consume(0, buffer.records());
         CHECK(bin.error().empty());
         CHECK(bin.bytes_reserved() == 30 + (full + 20) + (full + 5) + 7);
         CHECK(bin.bytes_written() == 30 + 20 + full + 5 + 7);
@@ -201,12 +225,35 @@ TEST_CASE("args.bin: a buffer of consecutive batches goes out as one run; a batc
     CHECK(bytes.substr(55 + 2 * full, 7) == std::string(7, 'e'));
 }
 
+TEST_CASE("args.bin: a malformed packed buffer is reported and nothing past the bad chunk is read") {
+    const auto dir = dump_test::fresh_prefix("bin_stream_malformed");
+    dfx::args_bin_stream bin(dir / "args.bin", 1);
+    SUBCASE("the count promises more chunks than the bytes hold") {
+        packed_buffer buffer = {chunk(0, 30, 0, 30, 'a'), chunk(1, 20, 0, 20, 'b')};
+        auto records = buffer.records();
+        records.size = dfx::packed_stride<dfx::args_payload_chunk>(30) + 32;  // the second chunk cut short
+        bin.consume(0, records);
+    }
+    SUBCASE("a chunk claims more payload than a slot holds") {
+        packed_buffer buffer = {chunk(0, 30, 0, 30, 'a'), chunk(1, 20, 0, 20, 'b')};
+        buffer.bytes.resize(buffer.bytes.size() + 8192);  // the bytes are there: only the slot bound catches it
+        auto* second = std::launder(reinterpret_cast<dfx::args_payload_chunk*>(
+            buffer.bytes.data() + dfx::packed_stride<dfx::args_payload_chunk>(30)));
+        second->size = dfx::args_payload_chunk_bytes + 1;
+        bin.consume(0, buffer.records());
+    }
+    CHECK(bin.error().find("is malformed") != std::string::npos);
+    CHECK(bin.locate(0, 0, 0, 30) == 0);                 // the chunk before it is in
+    CHECK_FALSE(bin.locate(0, 1, 0, 20).has_value());     // the bad one is not
+    CHECK(bin.bytes_written() == 30);
+}
+
 TEST_CASE("args.bin: an uncommitted file is removed, never left looking complete") {
     const auto dir = dump_test::fresh_prefix("bin_discard");
     {
         dfx::args_bin_stream bin(dir / "args.bin", 1);
-        const std::vector<dfx::args_payload_chunk> c = {chunk(0, 10, 0, 10, 'q')};
-        bin.consume(0, c);
+        const packed_buffer c = {chunk(0, 10, 0, 10, 'q')};
+        bin.consume(0, c.records());
     }
     CHECK(std::filesystem::is_empty(dir));
 }

@@ -165,3 +165,23 @@ TEST_CASE("the list keeps copies: what the task was given, even if the variable 
     CHECK(args.dump(a, n));  // still the same variables: identity is the address
     CHECK(args.dump_mask() == 0b11);
 }
+
+TEST_CASE("stage masks: inputs and inouts are captured before dispatch, outputs and inouts after completion") {
+    dfx::tensor_view in = view_of(0x1000), out = view_of(0x2000), both = view_of(0x3000), in2 = view_of(0x4000);
+    float alpha = 1.0f;
+    dfx::task_args<> args;
+    CHECK(args.stage_tensors(dfx::dump_stage::before_dispatch) == 0);
+    CHECK(args.stage_tensors(dfx::dump_stage::after_completion) == 0);
+    args.add_input(in);
+    args.add_output(out);
+    args.add_scalar(alpha);  // scalars are not tensors: no bit
+    args.add_inout(both);
+    args.add_input(in2);
+    CHECK(args.stage_tensors(dfx::dump_stage::before_dispatch) == 0b1101u);
+    CHECK(args.stage_tensors(dfx::dump_stage::after_completion) == 0b0110u);
+    // A full task_args: the last slot's bit is bit 31, no overflow.
+    dfx::task_args<32, 0> full;
+    for (int i = 0; i < 32; ++i) CHECK(full.add_output(out));
+    CHECK(full.stage_tensors(dfx::dump_stage::before_dispatch) == 0);
+    CHECK(full.stage_tensors(dfx::dump_stage::after_completion) == 0xFFFFFFFFull);
+}

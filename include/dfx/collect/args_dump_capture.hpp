@@ -12,7 +12,9 @@
 // captures once per before_dispatch call, as the reference does.
 //
 // A tensor's bytes are gathered row-major (collect/strided_gather.hpp) into
-// 4 KiB payload chunks on their own channel (record/args_dump_records.hpp).
+// payload chunks on their own channel (record/args_dump_records.hpp), each
+// claimed at the size it carries and packed after the last one, so a small
+// capture touches the lines it fills, not a fresh 4 KiB slot.
 // A tensor larger than the payload arena (the chunk channel's capacity) is
 // truncated to half the arena and flagged, as the reference does, so one
 // huge tensor cannot stall the scheduler for the whole transfer. Under
@@ -32,16 +34,16 @@
 
 namespace dfx {
 
-// A scheduler sink that can carry a dump: both record kinds, chunks claimed
-// in place (the bytes are gathered straight into the transport's slot, so a
-// 256-byte tensor costs a 256-byte copy, not a 4 KiB chunk copied twice),
+// A scheduler sink that can carry a dump: argument records, chunks claimed
+// in place at their size (the bytes are gathered straight into the
+// transport's buffer, so a 256-byte tensor costs a 256-byte copy),
 // plus the chunk channel's push count (numbers the batches) and capacity (the arena).
 // dfx::producers provides both (collect/producers.hpp).
 template <class Sink>
-concept args_dump_sink = record_sink<Sink, args_dump_record> && record_sink<Sink, args_payload_chunk> &&
-                         requires(Sink& sink, const Sink& csink) {
-                             { sink.template claim<args_payload_chunk>() } noexcept -> std::same_as<args_payload_chunk*>;
-                             { sink.template commit<args_payload_chunk>() } noexcept;
+concept args_dump_sink = record_sink<Sink, args_dump_record> &&
+                         requires(Sink& sink, const Sink& csink, std::uint32_t payload) {
+                             { sink.template claim<args_payload_chunk>(payload) } noexcept -> std::same_as<args_payload_chunk*>;
+                             { sink.template commit<args_payload_chunk>(payload) } noexcept;
                              { csink.template produced<args_payload_chunk>() } noexcept -> std::convertible_to<std::uint64_t>;
                              { csink.template capacity<args_payload_chunk>() } noexcept -> std::convertible_to<std::uint64_t>;
                          };
@@ -86,7 +88,7 @@ private:
                  dump_stage stage) noexcept {
         static_assert(args_dump_sink<Sink>,
                       "dfx::scheduler_view: dumping needs a sink that accepts args_dump_record and "
-                      "args_payload_chunk with noexcept push, claims chunks in place (claim<>() / commit<>()) "
+                      "args_payload_chunk, claims chunks in place at their size (claim<>(n) / commit<>(n)) "
                       "and reports produced<>() / capacity<>() "
                       "(use dfx::scheduler_sink)");
         const std::uint64_t marks = Level == 1 ? args.dump_mask() : ~0ULL;
@@ -94,28 +96,45 @@ private:
         const std::uint64_t ambiguous = Level == 1 ? args.ambiguous_mask() : 0;
         const int tensors = args.tensor_count();
 
-        // Pass 1: which tensors this call copies and how many bytes, so the
-        // batch's size goes with its first chunk. A call with nothing to
-        // copy and no scalars (after completion, a task whose marks are all
-        // inputs) stops here, before touching the transport.
-        const std::uint64_t arena = sink_->template capacity<args_payload_chunk>() * args_payload_chunk_bytes;
-        std::uint64_t chosen = 0;
-        std::uint64_t batch_size = 0;
-        for (int i = 0; i < tensors && i < 64; ++i) {
-            if (!selected(marks, i, args.role(i), stage)) continue;
-            chosen |= std::uint64_t{1} << i;
-            batch_size += copy_size(args.tensor(i), arena);
-        }
+        // Which tensors this call copies: the marked ones whose role this
+        // stage captures (one AND: task_args keeps the stage masks). A call
+        // with nothing to copy and no scalars (after completion, a task whose
+        // marks are all inputs) stops here, before touching the transport.
+        const std::uint64_t chosen = marks & args.stage_tensors(stage);
         const bool scalars = stage == dump_stage::before_dispatch && tensors < 64 && (marks >> tensors) != 0;
         if (chosen == 0 && !scalars) return;
 
+        // Pass 1, over the chosen tensors only: each one's bytes (the whole
+        // tensor, or half the arena when it does not fit), kept for pass 2,
+        // and their sum, so the batch's size goes with its first chunk.
+        const std::uint64_t arena = sink_->template capacity<args_payload_chunk>() * args_payload_chunk_bytes;
+        std::uint64_t sizes[Args::max_tensors > 0 ? Args::max_tensors : 1];  // written for chosen slots only
+        std::uint64_t truncated = 0;
+        std::uint64_t batch_size = 0;
+        for (std::uint64_t left = chosen; left != 0; left &= left - 1) {
+            const int i = std::countr_zero(left);
+            const tensor_view& v = args.tensor(i);
+            const std::uint64_t whole = view_numel(v) * dtype_size(v.dtype);
+            const std::uint64_t payload = whole > arena ? arena / 2 : whole;
+            truncated |= std::uint64_t{whole > arena} << i;
+            sizes[i] = payload;
+            batch_size += payload;
+        }
+
         // Every record starts as the call's common fields; each is written in
         // place in the channel's slot (emit_record, collect/sink.hpp).
+        // The active kernels are compacted once per call, not per record.
+        std::int32_t funcs[3] = {-1, -1, -1};
+        std::uint8_t func_count = 0;
+        for (std::int32_t id : kernel_ids)
+            if (id >= 0) funcs[func_count++] = id;
         const auto common = [&](args_dump_record& r) {
             r.task_id = task_id;
             r.stage = stage;
-            for (std::int32_t id : kernel_ids)
-                if (id >= 0) r.func_ids[r.func_count++] = id;
+            r.func_ids[0] = funcs[0];
+            r.func_ids[1] = funcs[1];
+            r.func_ids[2] = funcs[2];
+            r.func_count = func_count;
         };
 
         batch_ = sink_->template produced<args_payload_chunk>();
@@ -126,7 +145,8 @@ private:
         for (std::uint64_t left = chosen; left != 0; left &= left - 1) {
             const int i = std::countr_zero(left);
             const tensor_view& v = args.tensor(i);
-            const std::uint64_t payload = copy_size(v, arena);
+            const std::uint64_t payload = sizes[i];
+            const bool contiguous = view_is_contiguous(v);
             emit_record<args_dump_record>(*sink_, [&](args_dump_record& r) {
                 common(r);
                 r.arg_index = static_cast<std::uint32_t>(i);
@@ -139,14 +159,19 @@ private:
                     r.strides[d] = v.strides[d];
                 }
                 r.start_offset = v.start_offset;
-                r.is_contiguous = view_is_contiguous(v) ? 1 : 0;
+                r.is_contiguous = contiguous ? 1 : 0;
                 r.payload_size = payload;
-                r.truncated = payload < view_numel(v) * dtype_size(v.dtype) ? 1 : 0;
+                r.truncated = static_cast<std::uint8_t>((truncated >> i) & 1u);
                 r.payload_batch = batch_;
                 r.payload_offset = offset;
                 r.flags = (ambiguous >> i) & 1u ? dump_flag_ambiguous : 0;
             });
-            gather_view(v, payload, [this](const std::byte* source, std::uint64_t bytes) { append(source, bytes); });
+            if (contiguous) {  // what gather_view does for it, without finding out again
+                const auto* base = reinterpret_cast<const std::byte*>(static_cast<std::uintptr_t>(v.addr));
+                append(base + v.start_offset * dtype_size(v.dtype), payload);
+            } else {
+                gather_view(v, payload, [this](const std::byte* source, std::uint64_t bytes) { append(source, bytes); });
+            }
             offset += payload;
         }
         if (open_) send_chunk();
@@ -167,36 +192,29 @@ private:
         }
     }
 
-    static bool selected(std::uint64_t marks, int slot, dump_role role, dump_stage stage) noexcept {
-        if (slot >= 64 || !((marks >> slot) & 1u)) return false;
-        if (role == dump_role::inout) return true;
-        return (role == dump_role::input) == (stage == dump_stage::before_dispatch);
-    }
-
-    // The whole logical size, or half the arena when that does not fit.
-    static std::uint64_t copy_size(const tensor_view& v, std::uint64_t arena) noexcept {
-        const std::uint64_t bytes = view_numel(v) * dtype_size(v.dtype);
-        return bytes > arena ? arena / 2 : bytes;
-    }
-
     // Bytes into the open chunk, claimed in the channel when its first byte
-    // comes; a chunk the overflow policy dropped (claim gave nullptr,
-    // counted) still takes its share of the batch, so offsets stay right.
+    // comes, at the size it will carry: the rest of the batch, up to
+    // args_payload_chunk_bytes (so chunks are cut where fixed 4 KiB chunks
+    // were, and batch numbers stay what they were). A chunk the overflow
+    // policy dropped (claim gave nullptr, counted) still takes its share of
+    // the batch, so offsets stay right.
     void append(const std::byte* source, std::uint64_t bytes) noexcept {
         while (bytes > 0) {
             if (!open_) open_chunk();
-            const std::uint64_t room = args_payload_chunk_bytes - size_;
+            const std::uint64_t room = capacity_ - size_;
             const std::uint32_t take = static_cast<std::uint32_t>(bytes < room ? bytes : room);
-            if (slot_) std::memcpy(slot_->data + size_, source, take);
+            if (slot_) std::memcpy(slot_->data() + size_, source, take);
             size_ += take;
             source += take;
             bytes -= take;
-            if (size_ == args_payload_chunk_bytes) send_chunk();
+            if (size_ == capacity_) send_chunk();
         }
     }
     void open_chunk() noexcept {
         open_ = true;
-        slot_ = sink_->template claim<args_payload_chunk>();
+        const std::uint64_t left = batch_size_ - chunk_offset_;
+        capacity_ = left < args_payload_chunk_bytes ? static_cast<std::uint32_t>(left) : args_payload_chunk_bytes;
+        slot_ = sink_->template claim<args_payload_chunk>(capacity_);
         if (!slot_) return;
         slot_->batch = batch_;
         slot_->batch_size = batch_size_;
@@ -205,7 +223,7 @@ private:
     void send_chunk() noexcept {
         if (slot_) {
             slot_->size = size_;
-            sink_->template commit<args_payload_chunk>();
+            sink_->template commit<args_payload_chunk>(size_);
         }
         open_ = false;
         slot_ = nullptr;
@@ -219,6 +237,7 @@ private:
     std::uint64_t chunk_offset_ = 0;
     args_payload_chunk* slot_ = nullptr;
     std::uint32_t size_ = 0;
+    std::uint32_t capacity_ = 0;  // payload bytes the open chunk was claimed for
     bool open_ = false;
 };
 }  // namespace detail

@@ -23,14 +23,15 @@ public:
     explicit producers(channel_ref<Records>... refs) noexcept : producer<Records, Overflow>(refs)... {}
 
     using producer<Records, Overflow>::push...;
-    // In place (transport/producer.hpp): claim<R>() -> R* or nullptr (dropped), then commit<R>().
-    template <class Record>
-    [[nodiscard]] Record* claim() noexcept {
-        return static_cast<producer<Record, Overflow>&>(*this).claim();
+    // In place (transport/producer.hpp): claim<R>() -> R* or nullptr (dropped), then commit<R>();
+    // a packed record (transport/packed_records.hpp): claim<R>(payload), commit<R>(payload).
+    template <class Record, class... Size>
+    [[nodiscard]] Record* claim(Size... payload) noexcept {
+        return static_cast<producer<Record, Overflow>&>(*this).claim(payload...);
     }
-    template <class Record>
-    void commit() noexcept {
-        static_cast<producer<Record, Overflow>&>(*this).commit();
+    template <class Record, class... Size>
+    void commit(Size... payload) noexcept {
+        static_cast<producer<Record, Overflow>&>(*this).commit(payload...);
     }
 
     // Publishes every partial buffer; the destructor does it too.

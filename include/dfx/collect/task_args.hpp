@@ -124,6 +124,12 @@ public:
     std::uint8_t scalar_dtype(int index) const noexcept { return scalar_dtypes_[index]; }
 
     std::uint64_t dump_mask() const noexcept { return compose(tensor_marks_, scalar_marks_); }
+    // The tensor slots a capture at `stage` copies when marked: inputs and
+    // inouts before dispatch, outputs and inouts after completion (kept as
+    // tensors are added, so a capture selects with one AND, not a loop).
+    std::uint64_t stage_tensors(dump_stage stage) const noexcept {
+        return stage_tensors_[stage == dump_stage::before_dispatch ? 0 : 1];
+    }
     std::uint64_t ambiguous_mask() const noexcept { return compose(tensor_ambiguous_, scalar_ambiguous_); }
 
     // The first error, or nullptr.
@@ -146,6 +152,9 @@ private:
         tensors_[tensor_count_] = t;
         tensor_ids_[tensor_count_] = &t;
         roles_[tensor_count_] = role;
+        const std::uint64_t bit = std::uint64_t{1} << tensor_count_;  // tensor_count_ < MaxTensors <= 64
+        if (role != dump_role::output) stage_tensors_[0] |= bit;
+        if (role != dump_role::input) stage_tensors_[1] |= bit;
         ++tensor_count_;
         return true;
     }
@@ -196,6 +205,7 @@ private:
     std::uint64_t scalars_[MaxScalars > 0 ? MaxScalars : 1] = {};
     const void* scalar_ids_[MaxScalars > 0 ? MaxScalars : 1] = {};
     std::uint8_t scalar_dtypes_[MaxScalars > 0 ? MaxScalars : 1] = {};
+    std::uint64_t stage_tensors_[2] = {};  // [before dispatch, after completion]
     std::uint64_t tensor_marks_ = 0;
     std::uint64_t scalar_marks_ = 0;
     std::uint64_t tensor_ambiguous_ = 0;

@@ -18,7 +18,7 @@
 // policy (artefact_file.hpp).
 //
 //   dfx::args_bin_stream bin(staging / "args_dump" / "args.bin", producers);   // throws output_error
-//   bin.consume(producer, chunks);   // from the drain threads, while the run goes
+//   bin.consume(producer, chunks);   // a collected buffer (packed_records), from the drain threads
 //   bin.locate(producer, batch, offset, size);   // after the drain stopped
 //   bin.commit();                    // or bin.discard()
 #pragma once
@@ -44,6 +44,7 @@
 #include "dfx/output/artefact_file.hpp"
 #include "dfx/output/output_error.hpp"
 #include "dfx/record/args_dump_records.hpp"
+#include "dfx/transport/packed_records.hpp"
 
 namespace dfx {
 
@@ -62,26 +63,27 @@ public:
     args_bin_stream& operator=(const args_bin_stream&) = delete;
     ~args_bin_stream() { discard(); }
 
-    // Drain side: one producer's chunks, in the order it pushed them. Calls
+    // Drain side: one producer's collected buffer of chunks (packed back to
+    // back, transport/packed_records.hpp), in the order it wrote them. Calls
     // for different producers may run concurrently (each producer's state is
     // its own; file ranges are reserved atomically). Never throws: a failure
     // is recorded and the affected payloads are reported as incomplete.
-    void consume(std::uint32_t producer, std::span<const args_payload_chunk> chunks) noexcept {
+    void consume(std::uint32_t producer, packed_records<args_payload_chunk> chunks) noexcept {
         if (producer >= producers_.size()) {
             note_error("args.bin: chunks from an unknown producer " + std::to_string(producer));
             return;
         }
         producer_state& p = producers_[producer];
+        packed_cursor<args_payload_chunk> at(chunks);
         try {
-            std::size_t i = 0;
-            while (i < chunks.size()) {
+            while (const args_payload_chunk* first = at.peek()) {
                 // A chunk that contradicts itself (or its batch, below) is a
                 // bug somewhere: refuse it before it can reserve file space.
-                batch_state* b = self_consistent(chunks[i]) ? batch_for(p, chunks[i]) : nullptr;
-                if (!b || !valid(chunks[i], *b)) {
+                batch_state* b = self_consistent(*first) ? batch_for(p, *first) : nullptr;
+                if (!b || !valid(*first, *b)) {
                     note_error("args.bin: a payload chunk does not fit its batch (batch " +
-                               std::to_string(chunks[i].batch) + ")");
-                    ++i;
+                               std::to_string(first->batch) + ")");
+                    at.advance();
                     continue;
                 }
                 // A run: consecutive chunks, each continuing the last in the
@@ -94,30 +96,31 @@ public:
                 int n = 0;
                 int np = 0;
                 auto bi = static_cast<std::size_t>(b - p.batches.data());
-                std::uint64_t run_end = chunks[i].offset;
+                std::uint64_t run_end = first->offset;
                 std::uint64_t file_end = b->file_offset + run_end;
                 pieces[np++] = {bi, run_end, run_end};
-                while (i < chunks.size() && n < max_iov) {
-                    const args_payload_chunk& c = chunks[i];
-                    if (c.batch != p.batches[bi].batch) {
+                while (n < max_iov) {
+                    const args_payload_chunk* c = at.peek();
+                    if (!c) break;
+                    if (c->batch != p.batches[bi].batch) {
                         // Only a batch not seen yet (batch_for reports one out of order) that
                         // starts here, at its own beginning.
-                        if (c.batch < p.batches.back().batch || c.offset != 0 || !self_consistent(c)) break;
-                        batch_state* next = batch_for(p, c);
-                        if (!next || !valid(c, *next) || next->file_offset != file_end) break;
+                        if (c->batch < p.batches.back().batch || c->offset != 0 || !self_consistent(*c)) break;
+                        batch_state* next = batch_for(p, *c);
+                        if (!next || !valid(*c, *next) || next->file_offset != file_end) break;
                         bi = static_cast<std::size_t>(next - p.batches.data());
                         run_end = 0;
                         pieces[np++] = {bi, 0, 0};
-                    } else if (c.offset != run_end || !valid(c, p.batches[bi])) {
+                    } else if (c->offset != run_end || !valid(*c, p.batches[bi])) {
                         break;
                     }
-                    iov[n].iov_base = const_cast<std::byte*>(c.data);
-                    iov[n].iov_len = c.size;
-                    run_end += c.size;
-                    file_end += c.size;
+                    iov[n].iov_base = const_cast<std::byte*>(c->data());
+                    iov[n].iov_len = c->size;
+                    run_end += c->size;
+                    file_end += c->size;
                     pieces[np - 1].end = run_end;
                     ++n;
-                    ++i;
+                    at.advance();
                 }
                 const std::uint64_t file_start = p.batches[pieces[0].batch_index].file_offset + pieces[0].begin;
                 if (write_all(iov, n, file_start)) {
@@ -127,6 +130,9 @@ public:
                     failed_bytes_.fetch_add(file_end - file_start, std::memory_order_relaxed);
                 }
             }
+            if (!at.intact())
+                note_error("args.bin: a payload buffer of producer " + std::to_string(producer) +
+                           " is malformed (a chunk runs past its buffer); the rest of it was skipped");
         } catch (const std::exception& e) {
             note_error(std::string("args.bin: ") + e.what());
         }

@@ -90,7 +90,7 @@ public:
                 [&into](std::span<const args_dump_record> rs) { into.insert(into.end(), rs.begin(), rs.end()); });
             auto payload = transport_.template add_channel<args_payload_chunk>(
                 "args dump payload", t, layout_.payload.buffers, layout_.payload.records_per_buffer,
-                [bin = bin_.get(), t](std::span<const args_payload_chunk> chunks) { bin->consume(t, chunks); });
+                [bin = bin_.get(), t](packed_records<args_payload_chunk> chunks) { bin->consume(t, chunks); });
             if (!records.device_block || !payload.device_block)
                 throw output_error("args dump: cannot allocate the buffers of scheduler thread " + std::to_string(t));
             channels.add(t, records);

@@ -142,7 +142,7 @@ private:
         return {add_bytes(name, index, size, sizeof(Record), &into)};
     }
 
-    static void append(void* into, const std::byte* bytes, std::uint32_t count) {
+    static void append(void* into, const std::byte* bytes, std::uint32_t count, std::uint32_t /*packed bytes*/) {
         auto& g = *static_cast<byte_group*>(into);
         g.bytes.insert(g.bytes.end(), bytes, bytes + std::size_t{count} * g.record_size);
     }

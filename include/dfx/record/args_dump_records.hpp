@@ -4,7 +4,10 @@
 // Two record kinds travel on two channels of the same scheduler thread:
 //   args_dump_record    one per captured argument (the reference's
 //                       ArgsDumpRecord fields, 128 bytes)
-//   args_payload_chunk  the tensor bytes, cut into fixed 4 KiB records
+//   args_payload_chunk  the tensor bytes, in chunks of up to 4 KiB: a 64-byte
+//                       header and its bytes, packed back to back in the
+//                       channel's buffers (transport/packed_records.hpp), so
+//                       a 256-byte tensor takes 320 bytes, not a 4 KiB slot
 //
 // A capture call (one task, one stage) writes the bytes of all the tensors
 // it captures as one *batch*: a run of chunks numbered by the chunk
@@ -56,17 +59,26 @@ struct args_dump_record {
 };
 static_assert(sizeof(args_dump_record) == 128);
 
-// Chunk payload bytes (data stays cache-line aligned after the header).
+// The most payload bytes one chunk carries (data stays cache-line aligned
+// after the header). Chunks of a batch are cut at this size, the last one
+// short; the payload arena is counted in chunks of this size.
 inline constexpr std::uint32_t args_payload_chunk_bytes = 4096 - 64;
 
+// A chunk's header; its `size` bytes of data follow it (data()).
 struct args_payload_chunk {
     std::uint64_t batch = 0;        // number of the batch's first chunk
     std::uint64_t batch_size = 0;   // bytes in the whole batch
-    std::uint64_t offset = 0;       // of data[0] within the batch
-    std::uint32_t size = 0;         // bytes of data in use
+    std::uint64_t offset = 0;       // of data()[0] within the batch
+    std::uint32_t size = 0;         // bytes of data
     std::uint32_t reserved[9] = {};
-    std::byte data[args_payload_chunk_bytes];
+
+    // A packed record of the transport (transport/packed_records.hpp).
+    static constexpr std::uint32_t packed_slot_bytes = 4096;
+    std::uint32_t packed_payload_bytes() const noexcept { return size; }
+    std::byte* data() noexcept { return reinterpret_cast<std::byte*>(this) + sizeof(*this); }
+    const std::byte* data() const noexcept { return reinterpret_cast<const std::byte*>(this) + sizeof(*this); }
 };
-static_assert(sizeof(args_payload_chunk) == 4096);
+static_assert(sizeof(args_payload_chunk) == 64);
+static_assert(sizeof(args_payload_chunk) + args_payload_chunk_bytes == args_payload_chunk::packed_slot_bytes);
 
 }  // namespace dfx

@@ -3,7 +3,8 @@
 //
 //   [ channel_header | ready slots | free slots | buffer 0 | buffer 1 | ... ]
 //
-// Each buffer is a cache-line header (record count) followed by records. A
+// Each buffer is a cache-line header (record count; for variable-length
+// records, transport/packed_records.hpp, also their bytes) followed by records. A
 // buffer is always in exactly one place: the producer's hands, the ready
 // ring, the host's hands, or the free ring. Both rings can hold every
 // buffer, so publishing a full buffer never waits; only taking a free one
@@ -44,7 +45,8 @@ struct channel_geometry {
 };
 
 struct alignas(cache_line) buffer_header {
-    std::uint32_t count = 0;
+    std::uint32_t count = 0;  // records in the buffer
+    std::uint32_t bytes = 0;  // bytes they use: written for packed records only (packed_records.hpp)
 };
 
 struct channel_header {

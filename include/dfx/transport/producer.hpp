@@ -9,6 +9,12 @@
 //                          // written are touched; nullptr = dropped (counted), no commit
 //   out.finish();          // or the destructor: publish the partial buffer, say "exited"
 //
+// A packed record (transport/packed_records.hpp: a header and its own
+// payload, variable length) is only claimed, with its payload size:
+//   if (Chunk* c = out.claim(n)) { ...header and n bytes after it...; out.commit(n); }
+// and records are packed back to back in the buffer, so a small one costs
+// its size, not the largest slot.
+//
 // When a buffer fills it is published to the host (one release store) and a
 // free one is taken. With none free, the overflow policy decides: `block`
 // parks until the host recycles one, up to its backstop, after which the
@@ -27,6 +33,7 @@
 #include "dfx/policy/overflow.hpp"
 #include "dfx/transport/backoff.hpp"
 #include "dfx/transport/channel.hpp"
+#include "dfx/transport/packed_records.hpp"
 
 namespace dfx {
 
@@ -51,7 +58,9 @@ public:
     producer& operator=(const producer&) = delete;
     ~producer() { finish(); }
 
-    void push(const Record& record) noexcept {
+    void push(const Record& record) noexcept
+        requires(!packed_record<Record>)
+    {
         ++produced_;
         // Relaxed (a plain store): the host reads it only for a producer that
         // never finished, to count the records still in its hands as lost.
@@ -71,7 +80,9 @@ public:
     // chunk's payload, is left as it is), or nullptr when the overflow policy
     // dropped it (counted, exactly as push would). A non-null claim must be
     // committed before the next claim, push or finish.
-    [[nodiscard]] Record* claim() noexcept {
+    [[nodiscard]] Record* claim() noexcept
+        requires(!packed_record<Record>)
+    {
         ++produced_;
         channel_.counters().produced.store(produced_, std::memory_order_relaxed);
         if (count_ == limit_) [[unlikely]] {
@@ -83,7 +94,39 @@ public:
         return ::new (static_cast<void*>(records_ + std::size_t{count_} * sizeof(Record))) Record;
     }
     // The claimed record is complete: it goes with the buffer.
-    void commit() noexcept { ++count_; }
+    void commit() noexcept
+        requires(!packed_record<Record>)
+    {
+        ++count_;
+    }
+
+    // Packed records: room for the header and `payload` bytes after it
+    // (payload <= packed_slot_bytes - sizeof(Record)), the header
+    // default-initialised, the payload left as it is; or nullptr when the
+    // overflow policy dropped it (counted). A buffer without that much room
+    // left goes to the host as it is and the record starts the next one.
+    [[nodiscard]] Record* claim(std::uint32_t payload) noexcept
+        requires packed_record<Record>
+    {
+        ++produced_;
+        channel_.counters().produced.store(produced_, std::memory_order_relaxed);
+        const std::uint32_t stride = packed_stride<Record>(payload);
+        if (room_ - used_ < stride) [[unlikely]] {
+            if (!next_buffer()) {
+                ++dropped_;
+                return nullptr;
+            }
+        }
+        return ::new (static_cast<void*>(records_ + used_)) Record;
+    }
+    // The claimed record is complete with `payload` bytes (at most what was
+    // claimed; the header's packed_payload_bytes() says the same).
+    void commit(std::uint32_t payload) noexcept
+        requires packed_record<Record>
+    {
+        used_ += packed_stride<Record>(payload);
+        ++count_;
+    }
 
     // Publishes what is buffered and marks the producer exited. Idempotent;
     // no push may follow.
@@ -100,14 +143,15 @@ public:
 
     std::uint64_t produced() const noexcept { return produced_; }
     std::uint64_t dropped() const noexcept { return dropped_; }
-    // Records the channel holds in all its buffers (fixed by the host).
+    // Records the channel holds in all its buffers (fixed by the host; for
+    // packed records, records of the largest size).
     std::uint64_t capacity() const noexcept {
         const channel_geometry& g = channel_.geometry();
         return std::uint64_t{g.buffer_count} * g.records_per_buffer;
     }
 
 private:
-    bool next_buffer() noexcept {
+    [[gnu::noinline]] bool next_buffer() noexcept {
         if (records_) publish_current();
         std::uint32_t index = 0;
         if (!take_free(index)) return false;
@@ -115,11 +159,19 @@ private:
         records_ = channel_.records(index);
         count_ = 0;
         limit_ = channel_.geometry().records_per_buffer;
+        if constexpr (packed_record<Record>) {
+            used_ = 0;
+            room_ = limit_ * channel_.geometry().record_size;
+        }
         return true;
     }
 
     void publish_current() noexcept {
         channel_.buffer(current_).count = count_;
+        if constexpr (packed_record<Record>) {
+            channel_.buffer(current_).bytes = used_;
+            used_ = room_ = 0;
+        }
         publish_counters();
         // Never fails: the ready ring holds every buffer of the channel. Its
         // release store publishes the records and the count written above.
@@ -166,6 +218,9 @@ private:
     std::uint32_t count_ = 0;
     std::uint32_t limit_ = 0;  // 0 while the producer holds no buffer, so push takes the slow path
     std::uint32_t current_ = 0;
+    // Packed records only: bytes used and available in the held buffer (room_ is 0 while none is held).
+    std::uint32_t used_ = 0;
+    std::uint32_t room_ = 0;
     std::uint64_t produced_ = 0;
     std::uint64_t dropped_ = 0;
     std::uint64_t backstops_ = 0;

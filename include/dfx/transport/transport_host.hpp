@@ -31,6 +31,7 @@
 #include "dfx/transport/backoff.hpp"
 #include "dfx/transport/channel.hpp"
 #include "dfx/transport/memory_ops.hpp"
+#include "dfx/transport/packed_records.hpp"
 #include "dfx/transport/producer.hpp"
 
 namespace dfx {
@@ -67,24 +68,33 @@ public:
     }
 
     // Adds a channel for one producer; call before start(). Returns nothing
-    // usable (an empty ref) if the memory could not be allocated.
+    // usable (an empty ref) if the memory could not be allocated. The sink
+    // gets each collected buffer as a std::span<const Record>, or for packed
+    // records (packed_records.hpp) as a packed_records<Record>.
     template <class Record, class Sink>
     channel_ref<Record> add_channel(std::string name, std::uint32_t producer_id, std::uint32_t buffers,
                                     std::uint32_t records_per_buffer, Sink sink) {
+        constexpr std::uint32_t record_size = channel_record_size<Record>();
+        // A packed buffer's byte count is 32 bits (buffer_header::bytes).
+        if (packed_record<Record> && std::uint64_t{records_per_buffer} * record_size > UINT32_MAX) return {};
         Sink* held = new Sink(std::move(sink));
         owned_sink owner(held, [](void* p) { delete static_cast<Sink*>(p); });
-        const byte_sink consume{[](void* s, const std::byte* bytes, std::uint32_t count) {
-                                    (*static_cast<Sink*>(s))(
-                                        std::span<const Record>(reinterpret_cast<const Record*>(bytes), count));
+        const byte_sink consume{[](void* s, const std::byte* bytes, std::uint32_t count, std::uint32_t size) {
+                                    if constexpr (packed_record<Record>)
+                                        (*static_cast<Sink*>(s))(packed_records<Record>{bytes, count, size});
+                                    else
+                                        (*static_cast<Sink*>(s))(std::span<const Record>(
+                                            reinterpret_cast<const Record*>(bytes), count));
                                 },
                                 held};
-        return {add_byte_channel(std::move(name), producer_id, buffers, records_per_buffer, sizeof(Record), consume,
+        return {add_byte_channel(std::move(name), producer_id, buffers, records_per_buffer, record_size, consume,
                                  std::move(owner))};
     }
 
-    // Where a channel's full buffers go: to(context, records, count).
+    // Where a channel's full buffers go: to(context, records, count, bytes);
+    // bytes is what a packed channel's producer used, 0 for fixed records.
     struct byte_sink {
-        void (*to)(void* context, const std::byte* records, std::uint32_t count);
+        void (*to)(void* context, const std::byte* records, std::uint32_t count, std::uint32_t bytes);
         void* context;
     };
     // What a byte_sink's context is, when the channel owns it; null: the caller does.
@@ -172,7 +182,12 @@ private:
         std::uint32_t index = 0;
         while (ready.try_pop(index)) {
             const std::uint32_t count = c.view.buffer(index).count;
-            if (count > 0) c.consume.to(c.consume.context, c.view.records(index), count);
+            // Never past the buffer, whatever its header says.
+            const std::uint64_t room = std::uint64_t{c.view.geometry().records_per_buffer} * c.view.geometry().record_size;
+            const std::uint32_t bytes = c.view.buffer(index).bytes;
+            if (count > 0)
+                c.consume.to(c.consume.context, c.view.records(index), count,
+                              bytes <= room ? bytes : static_cast<std::uint32_t>(room));
             c.collected.store(c.collected.load(std::memory_order_relaxed) + count, std::memory_order_relaxed);
             // Never fails: the free ring holds every buffer. Its release store
             // orders our reads of the buffer before the producer reuses it.

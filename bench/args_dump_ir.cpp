@@ -1,0 +1,183 @@
+// Instructions per task of the args dump capture, exactly, under callgrind:
+// the same task as args_dump_bench's BM_scheduler_args_dump_* (4 inputs and
+// 1 output of 256 B, input 1 marked; before_dispatch, the register write,
+// after_completion), on channels that hold the whole run (the producer never
+// waits), with only the task loop instrumented.
+//
+//   args_dump_ir MODE TASKS      MODE: plain | floor1 | floor2 | dump1 | dump2
+//   valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file=OUT args_dump_ir dump1 20000
+//   callgrind_annotate OUT | grep 'PROGRAM TOTALS'
+//
+// Run each mode at two task counts: (Ir(2N) - Ir(N)) / N is the cost of one
+// task, with whatever a run pays once (the first buffer) taken out. Not part
+// of the build: compile it against the headers to measure (docs/hot-paths.md),
+//   g++ -std=c++20 -O3 -DNDEBUG -Iinclude -Ibench bench/args_dump_ir.cpp -o args_dump_ir -lbenchmark -lpthread
+// so old and new headers can be measured with the same source.
+#include <benchmark/benchmark.h>
+#include <valgrind/callgrind.h>
+
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "dfx/collect.hpp"
+#include "dfx/output/args_dump_host.hpp"
+#include "floor.hpp"
+
+namespace {
+
+constexpr std::uint64_t tensor_bytes = 256;
+constexpr std::array<std::int32_t, 3> kernels{-1, 0, -1};
+
+template <int Level>
+using dump_guards = typename dfx::collectors<dfx::swimlane_level<0>, dfx::dump_level<Level>>::scheduler;
+template <int Level>
+using dump_sink = dfx::scheduler_sink<dump_guards<Level>, dfx::block<>>;
+template <int Level>
+using dump_view = dfx::scheduler_view<dump_guards<Level>, dfx::tsc_clock, dump_sink<Level>>;
+
+struct dump_task {
+    std::vector<std::vector<std::uint8_t>> data;
+    std::array<dfx::tensor_view, 5> views;
+    dfx::task_args<> args;
+
+    dump_task() : data(5, std::vector<std::uint8_t>(tensor_bytes, 7)) {
+        for (std::size_t i = 0; i < views.size(); ++i) {
+            dfx::tensor_view& v = views[i];
+            v.addr = reinterpret_cast<std::uintptr_t>(data[i].data());
+            v.dtype = static_cast<std::uint8_t>(dfx::dtype::uint8);
+            v.ndims = 1;
+            v.shape[0] = static_cast<std::uint32_t>(tensor_bytes);
+            v.strides[0] = 1;
+        }
+        for (std::size_t i = 0; i < 4; ++i) args.add_input(views[i]);
+        args.add_output(views[4]);
+        args.dump(views[1]);
+    }
+};
+
+struct dispatch_work {
+    std::uint32_t reg[8] = {};
+    void dispatch(std::uint64_t task) {
+        reg[task & 7] = static_cast<std::uint32_t>(task);
+        benchmark::DoNotOptimize(reg);
+    }
+};
+
+void plain(std::uint64_t tasks) {
+    dispatch_work w;
+    CALLGRIND_START_INSTRUMENTATION;
+    for (std::uint64_t task = 1; task <= tasks; ++task) w.dispatch(task);
+    CALLGRIND_STOP_INSTRUMENTATION;
+}
+
+template <int Level>
+void floor(std::uint64_t tasks) {
+    auto arena = std::make_unique<bench::floor_arena>();
+    dump_task t;
+    dispatch_work w;
+    const auto capture = [&](std::uint64_t task, std::size_t i) {
+        dfx::args_dump_record r;
+        r.task_id = task;
+        r.arg_index = static_cast<std::uint32_t>(i);
+        r.payload_size = tensor_bytes;
+        r.shape[0] = static_cast<std::uint32_t>(tensor_bytes);
+        r.strides[0] = 1;
+        r.ndims = 1;
+        arena->put(r);
+        std::memcpy(arena->take(tensor_bytes), t.data[i].data(), tensor_bytes);
+        benchmark::ClobberMemory();
+    };
+    CALLGRIND_START_INSTRUMENTATION;
+    for (std::uint64_t task = 1; task <= tasks; ++task) {
+        if constexpr (Level == 1) {
+            capture(task, 1);
+        } else {
+            for (std::size_t i = 0; i < 4; ++i) capture(task, i);
+        }
+        w.dispatch(task);
+        if constexpr (Level == 2) capture(task, 4);
+    }
+    CALLGRIND_STOP_INSTRUMENTATION;
+}
+
+// The real host, its channels big enough for the whole run, started after the loop.
+template <int Level>
+int dump(std::uint64_t tasks) {
+    const auto dir = std::filesystem::temp_directory_path() / ("dfx_args_dump_ir_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    dfx::args_dump_layout layout;
+    const std::uint64_t chunks = tasks * (Level == 2 ? 2 : 1);
+    const std::uint64_t records = tasks * (Level == 2 ? 5 : 1);
+    layout.records = {static_cast<std::uint32_t>(records / 1024 + 2), 1024};
+    layout.payload = {static_cast<std::uint32_t>(chunks / 1024 + 2), 1024};
+    dump_task t;
+    dispatch_work w;
+    std::uint64_t written = 0;
+    {
+        dfx::channel_registry channels;
+        dfx::args_dump_host<dfx::host_memory> host(Level, dir, layout, channels);
+        {
+            auto sink = channels.sink<dump_sink<Level>>(0);
+            dump_view<Level> view{&sink};
+            CALLGRIND_START_INSTRUMENTATION;
+            for (std::uint64_t task = 1; task <= tasks; ++task) {
+                view.before_dispatch(task, kernels, t.args);
+                w.dispatch(task);
+                view.after_completion(task, kernels, t.args);
+            }
+            CALLGRIND_STOP_INSTRUMENTATION;
+        }
+        host.start();
+        host.stop();
+        written = host.payload_bytes_written();
+        for (const auto& c : host.report())
+            if (c.dropped != 0 || !c.balanced()) {
+                std::fprintf(stderr, "args_dump_ir: %s dropped %llu\n", c.name.c_str(),
+                             static_cast<unsigned long long>(c.dropped));
+                return 1;
+            }
+    }
+    std::filesystem::remove_all(dir);
+    const std::uint64_t expected = tasks * (Level == 2 ? 5 : 1) * tensor_bytes;
+    if (written != expected) {
+        std::fprintf(stderr, "args_dump_ir: %llu payload bytes written, expected %llu\n",
+                     static_cast<unsigned long long>(written), static_cast<unsigned long long>(expected));
+        return 1;
+    }
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 3) {
+        std::fprintf(stderr, "usage: args_dump_ir plain|floor1|floor2|dump1|dump2 TASKS\n");
+        return 2;
+    }
+    const std::string mode = argv[1];
+    char* end = nullptr;
+    const unsigned long long tasks = std::strtoull(argv[2], &end, 10);
+    if (!end || *end != '\0' || tasks == 0 || tasks > 10'000'000) {
+        std::fprintf(stderr, "args_dump_ir: TASKS: a count in [1, 10^7] expected, got '%s'\n", argv[2]);
+        return 2;
+    }
+    if (mode == "plain") plain(tasks);
+    else if (mode == "floor1") floor<1>(tasks);
+    else if (mode == "floor2") floor<2>(tasks);
+    else if (mode == "dump1") return dump<1>(tasks);
+    else if (mode == "dump2") return dump<2>(tasks);
+    else {
+        std::fprintf(stderr, "args_dump_ir: MODE: plain, floor1, floor2, dump1 or dump2 expected, got '%s'\n", argv[1]);
+        return 2;
+    }
+    return 0;
+}
