@@ -317,36 +317,35 @@ inline std::map<std::int64_t, std::int64_t> logical_tasks_by_thread(const perf_d
 }
 
 // One thread's complete / async-poll / dispatch phases by start; idle is the
-// gaps between them.
-inline std::optional<thread_loop> loop_of_thread(const std::vector<sched_record>& records, std::size_t th) {
-    std::vector<const sched_record*> work;
-    for (const auto& r : records) {
-        if (r.kind == phase_kind::complete || r.kind == phase_kind::async_poll || r.kind == phase_kind::dispatch) {
-            work.push_back(&r);
-        }
-    }
-    if (work.empty()) return std::nullopt;
+// gaps between them. The counters were summed as the lane was read.
+inline std::optional<thread_loop> loop_of_thread(const loop_lane& lane, const device_clock& clock, std::size_t th) {
+    if (lane.phases.empty()) return std::nullopt;
+    struct work_phase {
+        double start_us, end_us;
+        phase_kind kind;
+    };
+    std::vector<work_phase> work;  // one lane at a time, in µs
+    work.reserve(lane.phases.size());
+    for (const loop_phase& p : lane.phases) work.push_back({clock.us(p.start_cycles), clock.us(p.end_cycles), p.kind});
     std::stable_sort(work.begin(), work.end(),
-                     [](const sched_record* a, const sched_record* b) { return a->start_us < b->start_us; });
+                     [](const work_phase& a, const work_phase& b) { return a.start_us < b.start_us; });
     thread_loop t;
     t.thread = static_cast<std::int64_t>(th);
     std::optional<double> prev_end;
-    for (const sched_record* r : work) {
-        if (prev_end && r->start_us > *prev_end) t.idle_us += r->start_us - *prev_end;
-        const double dur = r->end_us - r->start_us;
+    for (const work_phase& r : work) {
+        if (prev_end && r.start_us > *prev_end) t.idle_us += r.start_us - *prev_end;
+        const double dur = r.end_us - r.start_us;
         if (dur > 0) {
-            (r->kind == phase_kind::complete     ? t.complete_us
-             : r->kind == phase_kind::async_poll ? t.async_poll_us
-                                                 : t.dispatch_us) += dur;
+            (r.kind == phase_kind::complete     ? t.complete_us
+             : r.kind == phase_kind::async_poll ? t.async_poll_us
+                                                : t.dispatch_us) += dur;
         }
-        if (r->kind == phase_kind::complete) t.finishes += r->tasks_processed;
-        if (r->kind == phase_kind::dispatch) {
-            t.pop_hit += r->pop_hit;
-            t.pop_miss += r->pop_miss;
-        }
-        t.loops = std::max(t.loops, r->loop_iter);
-        if (!prev_end || r->end_us > *prev_end) prev_end = r->end_us;
+        if (!prev_end || r.end_us > *prev_end) prev_end = r.end_us;
     }
+    t.finishes = lane.finishes;
+    t.pop_hit = lane.pop_hit;
+    t.pop_miss = lane.pop_miss;
+    t.loops = lane.loops;
     t.total_us = t.complete_us + t.async_poll_us + t.dispatch_us + t.idle_us;
     return t;
 }
@@ -404,8 +403,17 @@ inline loop_breakdown compute_loop_breakdown(const perf_data& pd, const deps_gra
     loop_breakdown b;
     auto logical = logical_tasks_by_thread(pd, ids);
     const bool any_attributed = !logical.empty();
-    for (std::size_t th = 0; th < pd.sched.size(); ++th) {
-        auto t = loop_of_thread(pd.sched[th], th);
+    // The lanes as read with phase_records::loop, or else built from the full records.
+    const std::size_t lanes = pd.loop.empty() ? pd.sched.size() : pd.loop.size();
+    for (std::size_t th = 0; th < lanes; ++th) {
+        std::optional<thread_loop> t;
+        if (!pd.loop.empty()) {
+            t = loop_of_thread(pd.loop[th], pd.clock, th);
+        } else {
+            loop_lane lane;
+            for (const sched_record& r : pd.sched[th]) lane.add(r);
+            t = loop_of_thread(lane, pd.clock, th);
+        }
         if (!t) continue;
         t->completed = any_attributed ? logical[t->thread] : t->finishes;
         b.threads.push_back(*t);
