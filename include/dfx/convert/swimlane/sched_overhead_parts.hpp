@@ -52,14 +52,16 @@ struct overhead_verdict {                   // Part 1
     std::vector<double> overhead_by_type;   // per present type: time in overhead
     double all_overhead = 0.0;              // every engine blocked
     double has_overhead = 0.0;              // every working engine starved
-    // The ready step function: breakpoints and ready counts per present type.
+    // The ready step function: breakpoints and, per present type, whether
+    // any task was ready (a byte, not the count: Part 2 asks only that, and
+    // the count took 8 bytes per breakpoint and type).
     std::vector<double> step_times;
-    std::vector<std::vector<std::int64_t>> step_ready;
+    std::vector<std::vector<std::uint8_t>> step_ready;
 
-    [[nodiscard]] std::int64_t ready_at(std::size_t slot, double t) const {
-        if (step_times.empty() || t < step_times.front()) return 0;
+    [[nodiscard]] bool any_ready_at(std::size_t slot, double t) const {
+        if (step_times.empty() || t < step_times.front()) return false;
         const auto idx = std::upper_bound(step_times.begin(), step_times.end(), t) - step_times.begin() - 1;
-        return step_ready[slot][static_cast<std::size_t>(idx)];
+        return step_ready[slot][static_cast<std::size_t>(idx)] != 0;
     }
 };
 
@@ -198,10 +200,13 @@ inline head_tail head_tail_of(const std::vector<task>& tasks, const rows_per_cor
 
 // Part 1: the overhead sweep over the core types present (sorted by name).
 // `keep_steps`: also keep the ready step function (Part 2 reads it through
-// ready_at); `dfx report` needs the totals only, and the steps are two
-// entries per task row and core type (about 150 MB at 10^6 tasks).
+// any_ready_at); `dfx report` needs the totals only, and the steps are two
+// per task row, each a double and a byte per core type (about 60 MB at 10^6
+// tasks). `task_ids`: fold_task_ids(pd.tasks), when the caller has it (the
+// sweep folds the tasks itself otherwise: a second copy at its peak).
 inline overhead_verdict compute_overhead_verdict(const perf_data& pd, const deps_graph& deps, const task_window& w,
-                                                 bool keep_steps = true) {
+                                                 bool keep_steps = true,
+                                                 const std::vector<task_id_timing>* task_ids = nullptr) {
     const std::vector<task>& tasks = pd.tasks;
     overhead_verdict v;
     for (std::uint16_t i = 0; i < pd.core_type_names.size(); ++i) {
@@ -220,10 +225,10 @@ inline overhead_verdict compute_overhead_verdict(const perf_data& pd, const deps
     sweep.w1 = w.w1;
     v.overhead_by_type.assign(v.present.size(), 0.0);
     v.step_ready.resize(v.present.size());
-    sweep.run(pd, deps, [&](double a, double b, const auto& running, const auto& ready) {
+    auto segment = [&](double a, double b, const auto& running, const auto& ready) {
         if (keep_steps) {
             v.step_times.push_back(a);
-            for (std::size_t i = 0; i < v.present.size(); ++i) v.step_ready[i].push_back(ready[i]);
+            for (std::size_t i = 0; i < v.present.size(); ++i) v.step_ready[i].push_back(ready[i] > 0 ? 1 : 0);
         }
         const double length = b - a;
         if (length <= 0) return;
@@ -240,7 +245,9 @@ inline overhead_verdict compute_overhead_verdict(const perf_data& pd, const deps
         }
         if (all) v.all_overhead += length;
         if (any_work && work_idle) v.has_overhead += length;
-    });
+    };
+    if (task_ids) sweep.run(pd, deps, *task_ids, segment);
+    else sweep.run(pd, deps, segment);
     return v;
 }
 
@@ -289,7 +296,7 @@ inline switch_stats compute_switches(const perf_data& pd, const rows_per_core& b
             }
             pts.push_back(gb);
             for (std::size_t j = 0; j + 1 < pts.size(); ++j) {
-                (v.ready_at(slot, pts[j]) > 0 ? s.split[ty].first : s.split[ty].second) += pts[j + 1] - pts[j];
+                (v.any_ready_at(slot, pts[j]) ? s.split[ty].first : s.split[ty].second) += pts[j + 1] - pts[j];
             }
         }
         s.per_core.push_back({by_core.cores[c], ty, total});
@@ -467,7 +474,7 @@ inline sched_overhead_report compute_sched_overhead(const perf_data& pd, const d
     const rows_per_core by_core = rows_by_core(pd.tasks);
     r.window = window_of(pd.tasks);
     r.head_tail_oh = head_tail_of(pd.tasks, by_core);
-    r.verdict = compute_overhead_verdict(pd, deps, r.window);
+    r.verdict = compute_overhead_verdict(pd, deps, r.window, true, &ids);
     r.switches = compute_switches(pd, by_core, r.window, r.verdict);
     r.loops = compute_loop_breakdown(pd, deps, ids);
     r.path = compute_critical_path(deps, ids);
