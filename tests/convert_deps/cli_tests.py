@@ -425,6 +425,40 @@ def test_critical_path():
         fail("--report with a path must exit 2")
 
 
+CP_GOLDEN = HERE / "critical_path_golden"
+
+
+def critical_path_cases():
+    """The run directories of critical_path_goldens: the conformance cases with a DAG, and a
+    generated level-4 capture with SPMD, MIX, dummies and early dispatch (bench/gen_swimlane_records.py)."""
+    root = workdir()
+    for case in ["l3_deps", "l4_deps", "l4_host"]:
+        d = root / case
+        d.mkdir()
+        for f in (CONF / case).iterdir():
+            if f.is_file():
+                shutil.copy(f, d / f.name)
+    gen = root / "gen3000"
+    subprocess.run([sys.executable, str(ROOT / "bench" / "gen_swimlane_records.py"), "3000", str(gen), "--variety"],
+                   check=True, timeout=120)
+    shutil.copy(CONF / "l4_deps" / "name_map_l4_deps.json", gen / "name_map_gen.json")
+    return root
+
+
+def test_critical_path_goldens():
+    """critical-path's report on each case is the one dfx wrote before the analysis moved to
+    dense arrays (critical_path_inputs.hpp): the goldens were written by 3aba37f."""
+    root = critical_path_cases()
+    for d in sorted(p for p in root.iterdir() if p.is_dir()):
+        r = run(["critical-path", str(d)], cwd=root)
+        if r.returncode != 0:
+            fail(f"{d.name}: {r.stderr}")
+        same_text((d / "critical_path_report.md").read_text(), (CP_GOLDEN / f"{d.name}.md").read_text(),
+                  f"{d.name} report")
+        summary = [line for line in r.stdout.splitlines() if line.startswith("[")]
+        same_text("\n".join(summary), (CP_GOLDEN / f"{d.name}.summary").read_text(), f"{d.name} summary")
+
+
 # ---------------------------------------------------------------- pmu
 
 PMU_HEADER = ("thread_id,core_id,task_id,func_id,core_type,pmu_total_cycles,vec_busy_cycles,cube_busy_cycles,"

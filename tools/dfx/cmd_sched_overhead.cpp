@@ -70,7 +70,7 @@ int run(const sched_args& a) {
     if (!std::filesystem::exists(records, ec)) throw input_error("Perf JSON not found: " + records);
     sw::perf_data pd;
     try {
-        pd = sw::load_perf_data(records, stderr, a.lenient);
+        pd = sw::load_perf_data(records, stderr, a.lenient, sw::phase_records::loop);  // Part 5 reads the loop phases only
     } catch (const std::exception& e) {
         throw input_error(fmt::format("failed to read perf JSON {}: {}", records, without_path(e.what(), records)));
     }

@@ -19,11 +19,9 @@
 #include <filesystem>
 #include <map>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
 #include <tuple>
-#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -31,10 +29,12 @@
 #include <fmt/format.h>
 
 #include "dfx/io/json_string.hpp"
+#include "dfx/convert/common/id_index.hpp"
 #include "dfx/convert/common/input_error.hpp"
 #include "dfx/convert/common/json_object_stream.hpp"
 #include "dfx/convert/common/json_writer.hpp"
 #include "dfx/convert/common/py_json.hpp"
+#include "dfx/convert/deps/critical_path_inputs.hpp"
 #include "dfx/convert/deps/deps_reader.hpp"
 #include "dfx/convert/deps/name_map.hpp"
 #include "dfx/convert/swimlane/labels.hpp"
@@ -65,30 +65,6 @@ struct cp_result {
 
 namespace detail {
 
-struct cp_slice {
-    std::int64_t core, start, end;
-    std::uint64_t task;
-};
-
-// clock_freq_hz and the AICore slices of a records file, read by the
-// swimlane's records_reader: the one reader of that file, so critical-path
-// checks what swimlane checks (integer, non-negative cycle counts, UTF-8, the
-// whole grammar, no repeated top-level key).
-inline std::pair<std::int64_t, std::vector<cp_slice>> read_cp_records(const std::string& path, bool lenient = false) {
-    const swimlane::records_file rf = swimlane::records_reader(path).lenient(lenient).read();
-    if (!rf.level || *rf.level < 1 || *rf.level > 4)
-        throw input_error(path + ": chip_swimlane_level: expected 1, 2, 3 or 4" + (rf.level ? ", found " + to_decimal(*rf.level) : ": missing"));
-    if (rf.meta.clock_freq_hz <= 0 || rf.meta.clock_freq_hz > INT64_MAX)
-        throw input_error(path + ": metadata.clock_freq_hz missing or not positive");
-    std::vector<cp_slice> slices;
-    slices.reserve(rf.aicore.size());
-    for (const swimlane::aicore_row& r : rf.aicore)
-        slices.push_back({static_cast<std::int64_t>(r.core), static_cast<std::int64_t>(r.start),
-                          static_cast<std::int64_t>(r.end), r.token});
-    if (slices.empty()) throw input_error(path + ": no aicore_tasks records (empty or failed profiling run?)");
-    return {static_cast<std::int64_t>(rf.meta.clock_freq_hz), std::move(slices)};
-}
-
 // Strips an optional trailing block index and/or _aic/_aiv: gate_0_aic -> gate.
 inline std::string kernel_family(std::string name) {
     auto ends_with = [&](std::string_view s) {
@@ -112,155 +88,166 @@ inline double pct(std::int64_t part, std::int64_t whole) {
 inline cp_result analyze_critical_path(const std::filesystem::path& dir, const std::filesystem::path& records,
                                        const std::filesystem::path& name_map_path, std::string label, std::int64_t tol,
                                        bool lenient = false) {
+    constexpr std::uint32_t none = id_index::npos;
     cp_result r;
     r.label = std::move(label);
-    auto [freq, slices] = detail::read_cp_records(records.string(), lenient);
-    r.freq = freq;
+    detail::cp_records rec = detail::read_cp_records(records.string(), lenient);
+    r.freq = rec.freq;
     deps_load_options load;
     load.lenient = lenient;
-    const deps_document deps = read_deps((dir / schema::deps_file).string(), load);
+    detail::cp_deps_sink deps;
+    read_deps((dir / schema::deps_file).string(), deps, load);
     name_map names = load_name_map(name_map_path.string(), lenient);
-
-    // Per task: first start, last end, slices.
-    std::unordered_map<std::uint64_t, std::pair<std::int64_t, std::int64_t>> span;
-    std::vector<std::uint64_t> order_seen;  // first-seen order, the reference's dict order
-    for (const detail::cp_slice& s : slices) {
-        auto [it, inserted] = span.try_emplace(s.task, s.start, s.end);
-        if (inserted) order_seen.push_back(s.task);
-        it->second.first = std::min(it->second.first, s.start);
-        it->second.second = std::max(it->second.second, s.end);
-    }
-    std::unordered_map<std::uint64_t, const task_entry*> tinfo;
-    for (const task_entry& t : deps.tasks) tinfo[t.id] = &t;
-    auto name_of = [&](std::uint64_t t) -> std::string {
-        const auto it = tinfo.find(t);
-        if (it == tinfo.end()) return "unknown";
-        for (std::int64_t k : it->second->slots)
-            if (k >= 0) {
-                const std::string* n = names.find(k);
-                return n ? *n : "cid" + std::to_string(k);
-            }
-        return "unknown";
-    };
-    auto start = [&](std::uint64_t t) { return span.at(t).first; };
-    auto end = [&](std::uint64_t t) { return span.at(t).second; };
+    const auto n = static_cast<std::uint32_t>(rec.id.size());
+    const std::vector<std::int64_t>& start = rec.start;
+    const std::vector<std::int64_t>& end = rec.end;
 
     // Happens-before edges: p finished (within tol) before s started, and started strictly earlier.
-    std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> hb_pred;
-    std::set<std::pair<std::uint64_t, std::uint64_t>> seen;
-    for (const edge_key& e : deps.edges) {
-        const std::uint64_t p = e.pred, s = e.succ;
-        if (p == s || !span.count(p) || !span.count(s) || !seen.emplace(p, s).second) continue;
-        if (end(p) <= start(s) + tol && start(p) < start(s)) {
-            hb_pred[s].push_back(p);
-            ++r.kept_edges;
+    const detail::cp_lists hb_pred = detail::happens_before(rec, deps.edges, tol);
+    r.kept_edges = hb_pred.items.size();
+    std::vector<std::pair<std::uint64_t, std::uint64_t>>().swap(deps.edges);
+
+    // Same-core predecessor: the task holding the running maximum end on the
+    // core, cores in ascending order, each core's slices by (start, end, task id).
+    std::vector<std::uint32_t> prev_task(n, none);  // per task: its same-core predecessor
+    std::vector<std::int64_t> prev_end(n, 0);       // ... and that one's end
+    {
+        std::vector<detail::cp_slice>& sl = rec.slices;
+        std::sort(sl.begin(), sl.end(), [&](const detail::cp_slice& a, const detail::cp_slice& b) {
+            return std::tie(a.core, a.start, a.end, rec.id[a.task]) < std::tie(b.core, b.start, b.end, rec.id[b.task]);
+        });
+        for (std::size_t i = 0; i < sl.size();) {
+            std::uint32_t best_task = none;
+            std::int64_t best_end = INT64_MIN;
+            for (const std::uint32_t core = sl[i].core; i < sl.size() && sl[i].core == core; ++i) {
+                const detail::cp_slice& s = sl[i];
+                if (best_task != none && best_task != s.task && best_end <= s.start + tol && s.start == start[s.task]) {
+                    if (prev_task[s.task] == none || best_end > prev_end[s.task]) {
+                        prev_task[s.task] = best_task;
+                        prev_end[s.task] = best_end;
+                    }
+                }
+                if (s.end > best_end) {
+                    best_end = s.end;
+                    best_task = s.task;
+                }
+            }
         }
+        std::vector<detail::cp_slice>().swap(sl);
     }
 
-    // Same-core predecessor: the task holding the running maximum end on the core.
-    std::map<std::int64_t, std::vector<std::tuple<std::int64_t, std::int64_t, std::uint64_t>>> by_core;
-    for (const detail::cp_slice& s : slices) by_core[s.core].emplace_back(s.start, s.end, s.task);
-    std::unordered_map<std::uint64_t, std::pair<std::uint64_t, std::int64_t>> core_prev;
-    for (auto& [core, sl] : by_core) {
-        std::sort(sl.begin(), sl.end());
-        std::optional<std::uint64_t> best_task;
-        std::int64_t best_end = INT64_MIN;
-        for (const auto& [st, en, t] : sl) {
-            if (best_task && *best_task != t && best_end <= st + tol && st == start(t)) {
-                const auto cur = core_prev.find(t);
-                if (cur == core_prev.end() || best_end > cur->second.second) core_prev[t] = {*best_task, best_end};
-            }
-            if (en > best_end) {
-                best_end = en;
-                best_task = t;
-            }
-        }
-    }
-
-    // Topological order (Kahn) over the happens-before edges.
-    std::unordered_map<std::uint64_t, std::size_t> indeg;
-    std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> succ;
-    for (std::uint64_t t : order_seen) indeg[t] = 0;
-    for (std::uint64_t s : order_seen)
-        if (const auto it = hb_pred.find(s); it != hb_pred.end())
-            for (std::uint64_t p : it->second) {
-                succ[p].push_back(s);
+    // Topological order (Kahn) over the happens-before edges; successors in
+    // the order the tasks were first seen.
+    std::vector<std::uint32_t> topo;
+    {
+        detail::cp_lists succ;
+        succ.begin.assign(n + 1, 0);
+        std::vector<std::uint32_t> indeg(n, 0);
+        for (std::uint32_t s = 0; s < n; ++s)
+            for (const std::uint32_t* p = hb_pred.first(s); p != hb_pred.last(s); ++p) {
+                ++succ.begin[*p + 1];
                 ++indeg[s];
             }
-    std::vector<std::uint64_t> topo;
-    for (std::uint64_t t : order_seen)
-        if (indeg[t] == 0) topo.push_back(t);
-    for (std::size_t h = 0; h < topo.size(); ++h)
-        for (std::uint64_t v : succ[topo[h]])
-            if (--indeg[v] == 0) topo.push_back(v);
-    if (topo.size() != order_seen.size())
-        throw input_error(fmt::format("{}: happens-before graph is cyclic ({}/{})", dir.string(), topo.size(), order_seen.size()));
+        for (std::uint32_t t = 0; t < n; ++t) succ.begin[t + 1] += succ.begin[t];
+        succ.items.resize(hb_pred.items.size());
+        std::vector<std::uint32_t> fill(succ.begin.begin(), succ.begin.end() - 1);
+        for (std::uint32_t s = 0; s < n; ++s)
+            for (const std::uint32_t* p = hb_pred.first(s); p != hb_pred.last(s); ++p) succ.items[fill[*p]++] = s;
+        std::vector<std::uint32_t>().swap(fill);
+        topo.reserve(n);
+        for (std::uint32_t t = 0; t < n; ++t)
+            if (indeg[t] == 0) topo.push_back(t);
+        for (std::size_t h = 0; h < topo.size(); ++h)
+            for (const std::uint32_t* v = succ.first(topo[h]); v != succ.last(topo[h]); ++v)
+                if (--indeg[*v] == 0) topo.push_back(*v);
+    }
+    if (topo.size() != n)
+        throw input_error(fmt::format("{}: happens-before graph is cyclic ({}/{})", dir.string(), topo.size(), n));
 
     // Static CPM.
-    std::unordered_map<std::uint64_t, std::int64_t> finish;
-    std::unordered_map<std::uint64_t, std::optional<std::uint64_t>> choice;
-    for (std::uint64_t v : topo) {
-        std::optional<std::uint64_t> best_p;
-        std::int64_t best_f = 0;
-        if (const auto it = hb_pred.find(v); it != hb_pred.end())
-            for (std::uint64_t p : it->second)
-                if (finish[p] > best_f) {
-                    best_f = finish[p];
-                    best_p = p;
+    {
+        std::vector<std::int64_t> finish(n, 0);
+        std::vector<std::uint32_t> choice(n, none);
+        for (const std::uint32_t v : topo) {
+            std::int64_t best_f = 0;
+            for (const std::uint32_t* p = hb_pred.first(v); p != hb_pred.last(v); ++p)
+                if (finish[*p] > best_f) {
+                    best_f = finish[*p];
+                    choice[v] = *p;
                 }
-        finish[v] = best_f + (end(v) - start(v));
-        choice[v] = best_p;
+            finish[v] = best_f + (end[v] - start[v]);
+        }
+        std::uint32_t sink = topo.front();
+        for (const std::uint32_t t : topo)  // the first task, in topological order, with the maximum finish
+            if (finish[t] > finish[sink]) sink = t;
+        for (std::uint32_t v = sink; v != none; v = choice[v]) r.cpm_path.push_back(rec.id[v]);
+        std::reverse(r.cpm_path.begin(), r.cpm_path.end());
+        r.cpm_len = finish[sink];
     }
-    std::uint64_t sink = topo.front();
-    for (std::uint64_t t : topo)  // the first task, in topological order, with the maximum finish
-        if (finish[t] > finish[sink]) sink = t;
-    for (std::optional<std::uint64_t> v = sink; v; v = choice[*v]) r.cpm_path.push_back(*v);
-    std::reverse(r.cpm_path.begin(), r.cpm_path.end());
-    r.cpm_len = finish[sink];
 
     // Observed path, walked backwards from the first task with the maximum end.
-    std::uint64_t last = order_seen.front();
-    for (std::uint64_t t : order_seen)
-        if (end(t) > end(last)) last = t;
-    std::vector<std::pair<std::uint64_t, std::string>> walk;
-    std::unordered_set<std::uint64_t> visited;
-    for (std::optional<std::uint64_t> v = last; v && visited.insert(*v).second;) {
+    std::uint32_t last = 0;
+    for (std::uint32_t t = 0; t < n; ++t)
+        if (end[t] > end[last]) last = t;
+    std::vector<std::pair<std::uint32_t, std::string>> walk;
+    std::vector<bool> visited(n, false);
+    for (std::uint32_t v = last; v != none && !visited[v];) {
+        visited[v] = true;
         std::optional<std::tuple<std::int64_t, std::uint64_t, std::string>> best;
-        auto consider = [&](std::int64_t e, std::uint64_t p, const char* kind) {
-            std::tuple<std::int64_t, std::uint64_t, std::string> c{e, p, kind};
-            if (!best || c > *best) best = c;
+        std::uint32_t best_task = none;
+        auto consider = [&](std::int64_t e, std::uint32_t p, const char* kind) {
+            std::tuple<std::int64_t, std::uint64_t, std::string> c{e, rec.id[p], kind};
+            if (!best || c > *best) {
+                best = c;
+                best_task = p;
+            }
         };
-        if (const auto it = hb_pred.find(*v); it != hb_pred.end())
-            for (std::uint64_t p : it->second)
-                if (end(p) <= start(*v) + tol && start(p) < start(*v)) consider(end(p), p, "data-wait");
-        if (const auto cp = core_prev.find(*v); cp != core_prev.end()) {
-            const auto [pt, pend] = cp->second;
-            if (pend <= start(*v) + tol && span.count(pt) && start(pt) < start(*v)) consider(pend, pt, "core-wait");
-        }
+        for (const std::uint32_t* p = hb_pred.first(v); p != hb_pred.last(v); ++p)
+            if (end[*p] <= start[v] + tol && start[*p] < start[v]) consider(end[*p], *p, "data-wait");
+        if (const std::uint32_t pt = prev_task[v]; pt != none)
+            if (prev_end[v] <= start[v] + tol && start[pt] < start[v]) consider(prev_end[v], pt, "core-wait");
         if (!best) {
-            walk.emplace_back(*v, "front-gap");
+            walk.emplace_back(v, "front-gap");
             break;
         }
-        walk.emplace_back(*v, std::get<2>(*best));
-        v = std::get<1>(*best);
+        walk.emplace_back(v, std::get<2>(*best));
+        v = best_task;
     }
     std::reverse(walk.begin(), walk.end());
 
+    // The names of the path's tasks: of each id's last task entry (a dict's last assignment wins).
+    id_index on_path;
+    std::vector<std::int64_t> kernel_of;  // per path task: its first active kernel id, -1 none
+    std::vector<bool> listed;             // ... and whether deps.json lists it
+    for (const auto& step : walk)
+        if (on_path.emplace(rec.id[step.first], static_cast<std::uint32_t>(kernel_of.size())).second) {
+            kernel_of.push_back(-1);
+            listed.push_back(false);
+        }
+    for (const auto& [id, kernel] : deps.kernels)
+        if (const std::uint32_t i = on_path.find(id); i != id_index::npos) {
+            kernel_of[i] = kernel;
+            listed[i] = true;
+        }
+    auto name_of = [&](std::uint64_t t) -> std::string {
+        const std::uint32_t i = on_path.find(t);
+        if (!listed[i] || kernel_of[i] < 0) return "unknown";
+        const std::string* name = names.find(kernel_of[i]);
+        return name ? *name : "cid" + std::to_string(kernel_of[i]);
+    };
+
     // Tile [t0, end of the last task] into compute and stall.
-    std::int64_t t0 = INT64_MAX, t1 = INT64_MIN;
-    for (const auto& [t, se] : span) {
-        t0 = std::min(t0, se.first);
-        t1 = std::max(t1, se.second);
-    }
+    const std::int64_t t0 = *std::min_element(start.begin(), start.end());
+    const std::int64_t t1 = *std::max_element(end.begin(), end.end());
     r.makespan = t1 - t0;
     std::int64_t frontier = t0;
     for (const auto& step : walk) {
-        const std::uint64_t t = step.first;
+        const std::uint32_t t = step.first;
         const std::string& kind = step.second;  // (not a structured binding: lambdas capture it)
-        const std::int64_t s = start(t), e = end(t);
+        const std::int64_t s = start[t], e = end[t];
         const std::int64_t gap = std::max<std::int64_t>(0, s - frontier);
         const std::int64_t eff = std::max<std::int64_t>(0, e - std::max(s, frontier));
-        r.segments.push_back({t, name_of(t), e - s, eff, gap, kind});
+        r.segments.push_back({rec.id[t], name_of(rec.id[t]), e - s, eff, gap, kind});
         auto it = std::find_if(r.stall_by_kind.begin(), r.stall_by_kind.end(), [&](const auto& kv) { return kv.first == kind; });
         if (it == r.stall_by_kind.end()) r.stall_by_kind.emplace_back(kind, gap);
         else it->second += gap;
@@ -268,7 +255,7 @@ inline cp_result analyze_critical_path(const std::filesystem::path& dir, const s
         r.stall_total += gap;
         frontier = std::max(frontier, e);
     }
-    r.ntasks = span.size();
+    r.ntasks = n;
     return r;
 }
 

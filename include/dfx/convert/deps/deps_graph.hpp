@@ -195,7 +195,7 @@ inline void finish_graph(deps_graph& g, const name_map& names, const sidecar_tas
     // in the sidecar, or a valid kernel id). Collected once each through a
     // hash index, then sorted.
     {
-        id_index seen(g.tasks.size() + (sidecar ? sidecar->size() : 0));
+        id_index seen(g.tasks.size());  // grows if the sidecar adds nodes (sized for both, it doubled)
         auto add = [&](std::uint64_t id) {
             if (seen.emplace(id, 0).second) g.nodes.push_back(id);
         };

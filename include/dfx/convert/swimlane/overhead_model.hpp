@@ -39,6 +39,9 @@ struct task_id_timing {
 
 inline std::vector<task_id_timing> fold_task_ids(const std::vector<task>& tasks) {
     std::vector<task_id_timing> out;
+    std::size_t distinct = 0;  // reserved exactly: growth by doubling held two copies at the peak
+    for (std::size_t i = 0; i < tasks.size(); ++i) distinct += i == 0 || tasks[i].task_id != tasks[i - 1].task_id;
+    out.reserve(distinct);
     for (std::uint32_t i = 0; i < tasks.size(); ++i) {
         const task& t = tasks[i];
         if (out.empty() || out.back().id != t.task_id) {
@@ -71,6 +74,12 @@ struct overhead_sweep {
     // breakpoints a < b; running/ready are indexed like `types`.
     template <class Segment>
     void run(const perf_data& pd, const deps_graph& deps, Segment&& seg) const {
+        run(pd, deps, fold_task_ids(pd.tasks), seg);
+    }
+
+    // The same with the tasks' fold_task_ids(pd.tasks), when the caller has it.
+    template <class Segment>
+    void run(const perf_data& pd, const deps_graph& deps, const std::vector<task_id_timing>& ids, Segment&& seg) const {
         const std::vector<task>& tasks = pd.tasks;
         auto slot_of = [&](std::uint16_t type) -> int {
             for (std::size_t i = 0; i < types.size(); ++i) {
@@ -78,13 +87,12 @@ struct overhead_sweep {
             }
             return -1;
         };
-        struct delta {
+        struct delta {  // 16 bytes: with int counts it was 24, the sweep's largest array
             double t;
-            int slot;
-            int run;
-            int ready;
+            std::int32_t slot;
+            std::int8_t run;
+            std::int8_t ready;
         };
-        const auto ids = fold_task_ids(tasks);
         // Reserved to their bounds (two breakpoints per row and per task id; a
         // task's ready deltas once per tracked type), so growth by doubling
         // never holds two copies: at 10^6 tasks these are the sweep's peak.

@@ -55,6 +55,26 @@ struct task {
     [[nodiscard]] double propagation_us() const noexcept { return receive_us - dispatch_us; }
 };
 
+// A device timestamp in cycles -> µs on the trace's time base (spec §2.9):
+// the reference's arithmetic, operation for operation. perf_data keeps it for
+// the records it keeps in cycles (loop_lane).
+struct device_clock {
+    double factor = 0.0;  // µs per cycle
+    int128 base = 0;      // the smallest non-zero device timestamp
+    bool calibrated = false;  // host mode, clocks aligned through the anchors
+    bool composite = false;   // host mode, not aligned: device time after the host span
+    double composite_end_us = 0.0;
+    int128 origin_ns = 0;
+    clock_alignment align;  // when calibrated
+
+    [[nodiscard]] double us(int128 c) const {
+        if (c <= 0) return 0.0;
+        if (calibrated) return static_cast<double>(align.map_cycles_to_host_ns(c) - origin_ns) / 1000.0;
+        const double relative = static_cast<double>(c - base) * factor;
+        return composite ? composite_end_us + relative : relative;
+    }
+};
+
 struct perf_data {
     std::string path;
     int level = 0;
@@ -64,6 +84,10 @@ struct perf_data {
     // aicpu_scheduler_phases: present when the file has a non-empty list of
     // per-thread lists (even if every thread list is empty).
     std::vector<std::vector<sched_record>> sched;
+    // With phase_records::loop instead: per scheduler thread, the work phases
+    // in cycles (clock.us converts them) and their summed counters.
+    std::vector<loop_lane> loop;
+    device_clock clock;
     // Orchestrator lanes: device records, or the non-empty host lanes in host mode.
     std::vector<std::vector<orch_record>> orch;
     std::string orchestrator_source;  // "aicpu", "host" or "" (no orchestrator records)
@@ -142,17 +166,24 @@ struct string_appender {  // the Out interface of append_* over a std::string
 
 }  // namespace detail
 
-// What of the records a tool keeps: everything, or the task rows with the
+// What of the records a tool keeps: everything; the task rows with the
 // phases read, checked and counted but not kept (sched and orch lanes left
-// empty; records_reader::keep_phases). Task times are the same either way.
-enum class phase_records { keep, drop };
+// empty; records_reader::keep_phases); or, for the scheduler loop breakdown,
+// the scheduler work phases compacted into `loop` instead of `sched`, and no
+// orchestrator phase (records_reader::loop_phases_only). Task times are the
+// same in every case.
+enum class phase_records { keep, drop, loop };
 
 // Reads and converts a records file. Warnings (unmatched AICPU rows) go to
 // `warnings`; bad input throws input_error. `lenient`: negative times and ids
 // read as the reference reads them (records_reader.hpp).
 inline perf_data load_perf_data(const std::string& path, std::FILE* warnings = stderr, bool lenient = false,
                                 phase_records phases = phase_records::keep) {
-    records_file rf = records_reader(path).lenient(lenient).keep_phases(phases == phase_records::keep).read();
+    records_file rf = records_reader(path)
+                          .lenient(lenient)
+                          .keep_phases(phases == phase_records::keep)
+                          .loop_phases_only(phases == phase_records::loop)
+                          .read();
     auto fail = [&](std::string_view what) { throw input_error(fmt::format("{}: {}", path, what)); };
 
     perf_data pd;
@@ -202,16 +233,16 @@ inline perf_data load_perf_data(const std::string& path, std::FILE* warnings = s
     }
 
     // ---- cycles -> us -------------------------------------------------------
-    const double factor = 1'000'000.0 / static_cast<double>(meta.clock_freq_hz);
-    const int128 base = rf.base_cycles;
     const bool calibrated = pd.host_mode && align.calibrated;
-    const bool composite = pd.host_mode && !align.calibrated;
-    auto us = [&](int128 c) -> double {
-        if (c <= 0) return 0.0;
-        if (calibrated) return static_cast<double>(align.map_cycles_to_host_ns(c) - origin_ns) / 1000.0;
-        const double relative = static_cast<double>(c - base) * factor;
-        return composite ? composite_end_us + relative : relative;
-    };
+    pd.clock.factor = 1'000'000.0 / static_cast<double>(meta.clock_freq_hz);
+    pd.clock.base = rf.base_cycles;
+    pd.clock.calibrated = calibrated;
+    pd.clock.composite = pd.host_mode && !align.calibrated;
+    pd.clock.composite_end_us = composite_end_us;
+    pd.clock.origin_ns = origin_ns;
+    if (calibrated) pd.clock.align = align;
+    const device_clock& clock = pd.clock;
+    auto us = [&clock](int128 c) { return clock.us(c); };
 
     // ---- core types ---------------------------------------------------------
     std::vector<std::uint16_t> type_of_core;  // per core id listed in metadata
@@ -309,6 +340,7 @@ inline perf_data load_perf_data(const std::string& path, std::FILE* warnings = s
         }
     }
     pd.sched = std::move(rf.sched);
+    pd.loop = std::move(rf.loop);
     pd.core_to_thread = meta.core_to_thread;
 
     if (!rf.orch.empty()) {

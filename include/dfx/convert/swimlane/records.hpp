@@ -117,6 +117,36 @@ struct sched_record {
     bool depths_valid = false;  // both depth arrays present with 3 entries
 };
 
+// One scheduler work phase (complete, async_poll or dispatch) as the loop
+// breakdown of `dfx sched-overhead` reads it: 24 bytes where a sched_record
+// takes 104 (records_reader::loop_phases_only). Cycles, as read.
+struct loop_phase {
+    std::uint64_t start_cycles = 0;
+    std::uint64_t end_cycles = 0;
+    phase_kind kind = phase_kind::other;
+};
+
+// One `aicpu_scheduler_phases[thread]` reduced to the loop breakdown's
+// inputs: its work phases in file order, and the counters it sums over them
+// (integer sums and a maximum: the same in any order, so summed while read).
+struct loop_lane {
+    std::vector<loop_phase> phases;
+    int128 finishes = 0;              // tasks_processed of the complete phases
+    int128 pop_hit = 0, pop_miss = 0;  // of the dispatch phases
+    std::int64_t loops = 0;           // the largest loop_iter of a work phase (0 at least)
+
+    void add(const sched_record& r) {
+        if (r.kind != phase_kind::complete && r.kind != phase_kind::async_poll && r.kind != phase_kind::dispatch) return;
+        phases.push_back({r.start_cycles, r.end_cycles, r.kind});
+        if (r.kind == phase_kind::complete) finishes += r.tasks_processed;
+        if (r.kind == phase_kind::dispatch) {
+            pop_hit += r.pop_hit;
+            pop_miss += r.pop_miss;
+        }
+        if (r.loop_iter > loops) loops = r.loop_iter;
+    }
+};
+
 // A task id as written in an orchestrator record: usually a u64, but the
 // reference treats a negative value as "no task" and echoes it as is.
 struct raw_task_id {
@@ -190,6 +220,7 @@ struct records_file {
     std::vector<aicore_row> aicore;
     std::vector<aicpu_row> aicpu;
     std::vector<std::vector<sched_record>> sched;
+    std::vector<loop_lane> loop;  // instead of sched, with records_reader::loop_phases_only
     std::vector<std::vector<orch_record>> orch;       // device orchestrator lanes
     std::vector<std::vector<orch_record>> host_orch;  // host orchestrator lanes
     std::vector<host_upload> uploads;

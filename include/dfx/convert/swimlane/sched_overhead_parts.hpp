@@ -52,14 +52,16 @@ struct overhead_verdict {                   // Part 1
     std::vector<double> overhead_by_type;   // per present type: time in overhead
     double all_overhead = 0.0;              // every engine blocked
     double has_overhead = 0.0;              // every working engine starved
-    // The ready step function: breakpoints and ready counts per present type.
+    // The ready step function: breakpoints and, per present type, whether
+    // any task was ready (a byte, not the count: Part 2 asks only that, and
+    // the count took 8 bytes per breakpoint and type).
     std::vector<double> step_times;
-    std::vector<std::vector<std::int64_t>> step_ready;
+    std::vector<std::vector<std::uint8_t>> step_ready;
 
-    [[nodiscard]] std::int64_t ready_at(std::size_t slot, double t) const {
-        if (step_times.empty() || t < step_times.front()) return 0;
+    [[nodiscard]] bool any_ready_at(std::size_t slot, double t) const {
+        if (step_times.empty() || t < step_times.front()) return false;
         const auto idx = std::upper_bound(step_times.begin(), step_times.end(), t) - step_times.begin() - 1;
-        return step_ready[slot][static_cast<std::size_t>(idx)];
+        return step_ready[slot][static_cast<std::size_t>(idx)] != 0;
     }
 };
 
@@ -198,10 +200,13 @@ inline head_tail head_tail_of(const std::vector<task>& tasks, const rows_per_cor
 
 // Part 1: the overhead sweep over the core types present (sorted by name).
 // `keep_steps`: also keep the ready step function (Part 2 reads it through
-// ready_at); `dfx report` needs the totals only, and the steps are two
-// entries per task row and core type (about 150 MB at 10^6 tasks).
+// any_ready_at); `dfx report` needs the totals only, and the steps are two
+// per task row, each a double and a byte per core type (about 60 MB at 10^6
+// tasks). `task_ids`: fold_task_ids(pd.tasks), when the caller has it (the
+// sweep folds the tasks itself otherwise: a second copy at its peak).
 inline overhead_verdict compute_overhead_verdict(const perf_data& pd, const deps_graph& deps, const task_window& w,
-                                                 bool keep_steps = true) {
+                                                 bool keep_steps = true,
+                                                 const std::vector<task_id_timing>* task_ids = nullptr) {
     const std::vector<task>& tasks = pd.tasks;
     overhead_verdict v;
     for (std::uint16_t i = 0; i < pd.core_type_names.size(); ++i) {
@@ -220,10 +225,10 @@ inline overhead_verdict compute_overhead_verdict(const perf_data& pd, const deps
     sweep.w1 = w.w1;
     v.overhead_by_type.assign(v.present.size(), 0.0);
     v.step_ready.resize(v.present.size());
-    sweep.run(pd, deps, [&](double a, double b, const auto& running, const auto& ready) {
+    auto segment = [&](double a, double b, const auto& running, const auto& ready) {
         if (keep_steps) {
             v.step_times.push_back(a);
-            for (std::size_t i = 0; i < v.present.size(); ++i) v.step_ready[i].push_back(ready[i]);
+            for (std::size_t i = 0; i < v.present.size(); ++i) v.step_ready[i].push_back(ready[i] > 0 ? 1 : 0);
         }
         const double length = b - a;
         if (length <= 0) return;
@@ -240,7 +245,9 @@ inline overhead_verdict compute_overhead_verdict(const perf_data& pd, const deps
         }
         if (all) v.all_overhead += length;
         if (any_work && work_idle) v.has_overhead += length;
-    });
+    };
+    if (task_ids) sweep.run(pd, deps, *task_ids, segment);
+    else sweep.run(pd, deps, segment);
     return v;
 }
 
@@ -289,7 +296,7 @@ inline switch_stats compute_switches(const perf_data& pd, const rows_per_core& b
             }
             pts.push_back(gb);
             for (std::size_t j = 0; j + 1 < pts.size(); ++j) {
-                (v.ready_at(slot, pts[j]) > 0 ? s.split[ty].first : s.split[ty].second) += pts[j + 1] - pts[j];
+                (v.any_ready_at(slot, pts[j]) ? s.split[ty].first : s.split[ty].second) += pts[j + 1] - pts[j];
             }
         }
         s.per_core.push_back({by_core.cores[c], ty, total});
@@ -317,36 +324,35 @@ inline std::map<std::int64_t, std::int64_t> logical_tasks_by_thread(const perf_d
 }
 
 // One thread's complete / async-poll / dispatch phases by start; idle is the
-// gaps between them.
-inline std::optional<thread_loop> loop_of_thread(const std::vector<sched_record>& records, std::size_t th) {
-    std::vector<const sched_record*> work;
-    for (const auto& r : records) {
-        if (r.kind == phase_kind::complete || r.kind == phase_kind::async_poll || r.kind == phase_kind::dispatch) {
-            work.push_back(&r);
-        }
-    }
-    if (work.empty()) return std::nullopt;
+// gaps between them. The counters were summed as the lane was read.
+inline std::optional<thread_loop> loop_of_thread(const loop_lane& lane, const device_clock& clock, std::size_t th) {
+    if (lane.phases.empty()) return std::nullopt;
+    struct work_phase {
+        double start_us, end_us;
+        phase_kind kind;
+    };
+    std::vector<work_phase> work;  // one lane at a time, in µs
+    work.reserve(lane.phases.size());
+    for (const loop_phase& p : lane.phases) work.push_back({clock.us(p.start_cycles), clock.us(p.end_cycles), p.kind});
     std::stable_sort(work.begin(), work.end(),
-                     [](const sched_record* a, const sched_record* b) { return a->start_us < b->start_us; });
+                     [](const work_phase& a, const work_phase& b) { return a.start_us < b.start_us; });
     thread_loop t;
     t.thread = static_cast<std::int64_t>(th);
     std::optional<double> prev_end;
-    for (const sched_record* r : work) {
-        if (prev_end && r->start_us > *prev_end) t.idle_us += r->start_us - *prev_end;
-        const double dur = r->end_us - r->start_us;
+    for (const work_phase& r : work) {
+        if (prev_end && r.start_us > *prev_end) t.idle_us += r.start_us - *prev_end;
+        const double dur = r.end_us - r.start_us;
         if (dur > 0) {
-            (r->kind == phase_kind::complete     ? t.complete_us
-             : r->kind == phase_kind::async_poll ? t.async_poll_us
-                                                 : t.dispatch_us) += dur;
+            (r.kind == phase_kind::complete     ? t.complete_us
+             : r.kind == phase_kind::async_poll ? t.async_poll_us
+                                                : t.dispatch_us) += dur;
         }
-        if (r->kind == phase_kind::complete) t.finishes += r->tasks_processed;
-        if (r->kind == phase_kind::dispatch) {
-            t.pop_hit += r->pop_hit;
-            t.pop_miss += r->pop_miss;
-        }
-        t.loops = std::max(t.loops, r->loop_iter);
-        if (!prev_end || r->end_us > *prev_end) prev_end = r->end_us;
+        if (!prev_end || r.end_us > *prev_end) prev_end = r.end_us;
     }
+    t.finishes = lane.finishes;
+    t.pop_hit = lane.pop_hit;
+    t.pop_miss = lane.pop_miss;
+    t.loops = lane.loops;
     t.total_us = t.complete_us + t.async_poll_us + t.dispatch_us + t.idle_us;
     return t;
 }
@@ -404,8 +410,17 @@ inline loop_breakdown compute_loop_breakdown(const perf_data& pd, const deps_gra
     loop_breakdown b;
     auto logical = logical_tasks_by_thread(pd, ids);
     const bool any_attributed = !logical.empty();
-    for (std::size_t th = 0; th < pd.sched.size(); ++th) {
-        auto t = loop_of_thread(pd.sched[th], th);
+    // The lanes as read with phase_records::loop, or else built from the full records.
+    const std::size_t lanes = pd.loop.empty() ? pd.sched.size() : pd.loop.size();
+    for (std::size_t th = 0; th < lanes; ++th) {
+        std::optional<thread_loop> t;
+        if (!pd.loop.empty()) {
+            t = loop_of_thread(pd.loop[th], pd.clock, th);
+        } else {
+            loop_lane lane;
+            for (const sched_record& r : pd.sched[th]) lane.add(r);
+            t = loop_of_thread(lane, pd.clock, th);
+        }
         if (!t) continue;
         t->completed = any_attributed ? logical[t->thread] : t->finishes;
         b.threads.push_back(*t);
@@ -459,7 +474,7 @@ inline sched_overhead_report compute_sched_overhead(const perf_data& pd, const d
     const rows_per_core by_core = rows_by_core(pd.tasks);
     r.window = window_of(pd.tasks);
     r.head_tail_oh = head_tail_of(pd.tasks, by_core);
-    r.verdict = compute_overhead_verdict(pd, deps, r.window);
+    r.verdict = compute_overhead_verdict(pd, deps, r.window, true, &ids);
     r.switches = compute_switches(pd, by_core, r.window, r.verdict);
     r.loops = compute_loop_breakdown(pd, deps, ids);
     r.path = compute_critical_path(deps, ids);

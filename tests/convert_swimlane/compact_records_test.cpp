@@ -1,0 +1,140 @@
+// The records reader's compact modes give the answers the full records give:
+// the scheduler loop breakdown of `dfx sched-overhead` from loop lanes
+// (phase_records::loop, 24 bytes a work phase) equals the one from every
+// scheduler record (phase_records::keep), and AICPU rows read but not kept
+// (keep_aicpu_rows(false), `dfx critical-path`) are still checked and still
+// set the time base.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "dfx/convert/common/input_error.hpp"
+#include "dfx/convert/swimlane/deps_graph.hpp"
+#include "dfx/convert/swimlane/overhead_model.hpp"
+#include "dfx/convert/swimlane/perf_data.hpp"
+#include "dfx/convert/swimlane/records_reader.hpp"
+#include "dfx/convert/swimlane/sched_overhead_parts.hpp"
+#include "scratch_dir.hpp"
+
+namespace sw = dfx::convert::swimlane;
+using swimlane_test::scratch_dir;
+
+namespace {
+
+// Two scheduler threads with every case the breakdown distinguishes: the
+// three work kinds, kinds it ignores (release, dummy_task), equal starts
+// (the stable sort keeps file order), overlapping and out-of-order phases,
+// a loop_iter that is not monotonic, tasks_processed on a dispatch (not
+// counted), an empty thread and a null one.
+constexpr const char* loops_doc = R"({
+  "chip_swimlane_level": 4,
+  "metadata": {"clock_freq_hz": 50000000, "core_types": ["aic", "aiv"], "core_to_thread": [0, 1]},
+  "aicore_tasks": [[0, 4294967296, 1, 1000120, 1000620, 5], [1, 4294967297, 1, 1000660, 1001160, 4]],
+  "aicpu_tasks": [[0, 1, 1000108, 1000630], [1, 1, 1000648, 1001170]],
+  "aicpu_scheduler_phases": [
+    [
+      {"kind": "dispatch", "start_cycles": 1000100, "end_cycles": 1000110, "loop_iter": 7, "tasks_processed": 5, "pop_hit": 3, "pop_miss": 2},
+      {"kind": "complete", "start_cycles": 1000625, "end_cycles": 1000640, "loop_iter": 40, "tasks_processed": 2},
+      {"kind": "async_poll", "start_cycles": 1000300, "end_cycles": 1000333, "loop_iter": 12},
+      {"kind": "release", "start_cycles": 1000001, "end_cycles": 1000900, "loop_iter": 99, "tasks_processed": 9},
+      {"kind": "dispatch", "start_cycles": 1000300, "end_cycles": 1000301, "loop_iter": 3, "pop_hit": 1, "pop_miss": 9000000000000000000},
+      {"kind": "complete", "start_cycles": 1000630, "end_cycles": 1000631, "loop_iter": 41, "tasks_processed": 9000000000000000000}
+    ],
+    [
+      {"kind": "dummy_task", "start_cycles": 1000650, "end_cycles": 1000650, "loop_iter": 1, "tasks_processed": 1, "task_id": 5},
+      {"kind": "complete", "start_cycles": 1001165, "end_cycles": 1001190, "loop_iter": 2, "tasks_processed": 1},
+      {"kind": "dispatch", "start_cycles": 1000640, "end_cycles": 1000655, "loop_iter": 1, "pop_hit": 1, "pop_miss": 0}
+    ],
+    [],
+    null
+  ],
+  "aicpu_orchestrator_phases": [[{"submit_idx": 0, "task_id": 4294967296, "start_cycles": 1000000, "end_cycles": 1000050}]]
+})";
+
+sw::loop_breakdown loops_of(const sw::perf_data& pd) {
+    const sw::deps_graph no_deps;
+    return sw::compute_loop_breakdown(pd, no_deps, sw::fold_task_ids(pd.tasks));
+}
+
+}  // namespace
+
+TEST_CASE("the loop breakdown from compact loop lanes equals the one from the full scheduler records") {
+    scratch_dir dir;
+    const std::string path = dir.write("r.json", loops_doc);
+    const sw::perf_data full = sw::load_perf_data(path, nullptr, false, sw::phase_records::keep);
+    const sw::perf_data compact = sw::load_perf_data(path, nullptr, false, sw::phase_records::loop);
+    // What the compact read keeps: work phases only, no full records, no orchestrator records.
+    REQUIRE(compact.loop.size() == 4);
+    CHECK(compact.loop[0].phases.size() == 5);  // the release phase is not work
+    CHECK(compact.loop[1].phases.size() == 2);
+    CHECK(compact.loop[2].phases.empty());
+    CHECK(compact.sched.empty());
+    REQUIRE(compact.orch.size() == 1);  // the lane counted (it makes the capture AICPU-orchestrated), its records not kept
+    CHECK(compact.orch[0].empty());
+    REQUIRE(full.orch.size() == 1);
+    CHECK(full.orch[0].size() == 1);
+    CHECK(compact.orchestrator_source == full.orchestrator_source);
+
+    const sw::loop_breakdown a = loops_of(full), b = loops_of(compact);
+    REQUIRE(a.threads.size() == 2);
+    REQUIRE(b.threads.size() == a.threads.size());
+    for (std::size_t i = 0; i < a.threads.size(); ++i) {
+        const sw::thread_loop &x = a.threads[i], &y = b.threads[i];
+        CHECK(x.thread == y.thread);
+        CHECK(x.complete_us == y.complete_us);  // exactly: the same sums in the same order
+        CHECK(x.async_poll_us == y.async_poll_us);
+        CHECK(x.dispatch_us == y.dispatch_us);
+        CHECK(x.idle_us == y.idle_us);
+        CHECK(x.total_us == y.total_us);
+        CHECK(x.finishes == y.finishes);
+        CHECK(x.loops == y.loops);
+        CHECK(x.pop_hit == y.pop_hit);
+        CHECK(x.pop_miss == y.pop_miss);
+        CHECK(x.completed == y.completed);
+    }
+    CHECK(a.total_us == b.total_us);
+    CHECK(a.total_completed == b.total_completed);
+
+    // And the values themselves (50 cycles a µs): thread 0's work phases by
+    // start are dispatch [100, 110), dispatch [300, 301), async_poll [300, 333),
+    // complete [625, 640), complete [630, 631) (cycles past 10^6).
+    const sw::thread_loop& t0 = b.threads[0];
+    CHECK(t0.dispatch_us == doctest::Approx((10 + 1) / 50.0));
+    CHECK(t0.async_poll_us == doctest::Approx(33 / 50.0));
+    CHECK(t0.complete_us == doctest::Approx((15 + 1) / 50.0));
+    CHECK(t0.idle_us == doctest::Approx((190 + 292) / 50.0));
+    CHECK(t0.loops == 41);
+    CHECK(t0.finishes == dfx::convert::int128{9000000000000000002});
+    CHECK(t0.pop_hit == 4);
+    CHECK(t0.pop_miss == dfx::convert::int128{9000000000000000002});
+    const sw::thread_loop& t1 = b.threads[1];
+    CHECK(t1.loops == 2);
+    CHECK(t1.finishes == 1);
+    CHECK(t1.idle_us == doctest::Approx((1165 - 655) / 50.0));
+}
+
+TEST_CASE("AICPU rows read but not kept are still checked and still set the time base") {
+    scratch_dir dir;
+    const std::string path = dir.write("r.json", loops_doc);
+    const sw::records_file kept = sw::records_reader(path).read();
+    const sw::records_file dropped = sw::records_reader(path).keep_aicpu_rows(false).keep_phases(false).read();
+    CHECK(kept.aicpu.size() == 2);
+    CHECK(dropped.aicpu.empty());
+    CHECK(dropped.aicore.size() == 2);
+    CHECK(dropped.base_cycles == kept.base_cycles);
+    CHECK(dropped.min_device_cycles == kept.min_device_cycles);
+    CHECK(dropped.max_device_cycles == kept.max_device_cycles);
+    CHECK(dropped.sched.size() == 4);  // lanes counted, records not kept
+    CHECK(dropped.sched[0].empty());
+
+    // An AICPU row whose only early timestamp sets the time base.
+    const std::string early = dir.write(
+        "early.json", R"({"chip_swimlane_level": 2, "metadata": {"clock_freq_hz": 50000000},
+        "aicore_tasks": [[0, 1, 1, 2000, 3000, 5]], "aicpu_tasks": [[0, 1, 1500, 3100]]})");
+    CHECK(sw::records_reader(early).keep_aicpu_rows(false).read().base_cycles == 1500);
+
+    const std::string bad = dir.write(
+        "bad.json", R"({"chip_swimlane_level": 2, "metadata": {"clock_freq_hz": 50000000},
+        "aicore_tasks": [[0, 1, 1, 2000, 3000, 5]], "aicpu_tasks": [[0, 1, -7, 3100]]})");
+    CHECK_THROWS_AS(sw::records_reader(bad).keep_aicpu_rows(false).read(), dfx::convert::input_error);
+}
