@@ -144,23 +144,11 @@ inline void print_switches(std::FILE* out, const perf_data& pd, const sched_over
     constexpr auto s_fmt = "  {:<10} {:>6} {:>10} {:>10} {:>10} {:>9} {:>9}\n";
     fmt::print(out, s_fmt, "Engine", "Cores", "min/core", "mean/core", "max/core", "n events", "us/event");
     fmt::print(out, "  {}\n", std::string(74, '-'));
-    std::vector<double> type_min;
-    for (const auto ty : present) {
-        std::vector<double> pcs;
-        for (const auto& c : s.per_core) {
-            if (c.type == ty) pcs.push_back(c.total);
-        }
-        if (pcs.empty()) continue;
-        const auto& evs = s.events[ty];
-        double sum = 0.0, ev_sum = 0.0;
-        for (const double x : pcs) sum += x;
-        for (const double x : evs) ev_sum += x;
-        const double mn = *std::min_element(pcs.begin(), pcs.end());
-        const double mx = *std::max_element(pcs.begin(), pcs.end());
-        type_min.push_back(mn);
-        fmt::print(out, s_fmt, engine_label(pd.core_type_names[ty]), pcs.size(), fmt::format("{:.1f}us", mn),
-                   fmt::format("{:.1f}us", sum / static_cast<double>(pcs.size())), fmt::format("{:.1f}us", mx),
-                   evs.size(), fmt::format("{:.2f}us", evs.empty() ? 0.0 : ev_sum / static_cast<double>(evs.size())));
+    const switch_summary sum = summarise_switches(s, present);
+    for (const auto& e : sum.engines) {
+        fmt::print(out, s_fmt, engine_label(pd.core_type_names[e.type]), e.cores, fmt::format("{:.1f}us", e.min_per_core),
+                   fmt::format("{:.1f}us", e.mean_per_core), fmt::format("{:.1f}us", e.max_per_core), e.events,
+                   fmt::format("{:.2f}us", e.mean_per_event));
     }
     fmt::print(out, "\n");
     for (const auto ty : present) {
@@ -171,13 +159,7 @@ inline void print_switches(std::FILE* out, const perf_data& pd, const sched_over
                        engine_label(pd.core_type_names[ty]), pct(ov, tot), pct(ind, tot));
         }
     }
-    double lower = 0.0;
-    if (!s.per_core.empty()) {
-        lower = s.per_core.front().total;
-        for (const auto& c : s.per_core) lower = std::min(lower, c.total);
-    }
-    double upper = 0.0;
-    for (const double x : type_min) upper += x;
+    const double lower = sum.bound_lower, upper = sum.bound_upper;
     const double window = r.window.length();
     fmt::print(out, "  makespan switch bound: [{:.2f}, {:.2f}] us  ({:.2f}% .. {:.2f}% of makespan)\n\n", lower, upper,
                pct(lower, window), pct(upper, window));

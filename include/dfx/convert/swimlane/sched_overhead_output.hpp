@@ -103,39 +103,21 @@ inline std::vector<overhead_measure> sched_overhead_records(const perf_data& pd,
         e("overhead_pct", pct(v.overhead_by_type[i], window));
     }
 
-    const switch_stats& s = rep.switches;
-    std::vector<double> type_min;
-    for (const auto ty : v.present) {
-        std::vector<double> pcs;
-        for (const auto& c : s.per_core)
-            if (c.type == ty) pcs.push_back(c.total);
-        if (pcs.empty()) continue;
-        const auto& evs = s.events[ty];
-        double sum = 0.0, ev_sum = 0.0;
-        for (const double x : pcs) sum += x;
-        for (const double x : evs) ev_sum += x;
-        const double mn = *std::min_element(pcs.begin(), pcs.end());
-        type_min.push_back(mn);
-        const recorder e{out, "switch", "engine", pd.core_type_names[ty]};
-        e.count("cores", std::to_string(pcs.size()));
-        e("min_per_core_us", mn);
-        e("mean_per_core_us", sum / static_cast<double>(pcs.size()));
-        e("max_per_core_us", *std::max_element(pcs.begin(), pcs.end()));
-        e.count("events", std::to_string(evs.size()));
-        e("mean_per_event_us", evs.empty() ? 0.0 : ev_sum / static_cast<double>(evs.size()));
-        const auto [ov, ind] = s.split[ty];
-        e("during_overhead_pct", pct(ov, ov + ind));
-        e("independent_pct", pct(ind, ov + ind));
+    const switch_summary sw_sum = summarise_switches(rep.switches, v.present);
+    for (const auto& se : sw_sum.engines) {
+        const recorder e{out, "switch", "engine", pd.core_type_names[se.type]};
+        e.count("cores", std::to_string(se.cores));
+        e("min_per_core_us", se.min_per_core);
+        e("mean_per_core_us", se.mean_per_core);
+        e("max_per_core_us", se.max_per_core);
+        e.count("events", std::to_string(se.events));
+        e("mean_per_event_us", se.mean_per_event);
+        e("during_overhead_pct", pct(se.during_overhead, se.during_overhead + se.independent));
+        e("independent_pct", pct(se.independent, se.during_overhead + se.independent));
     }
-    double lower = 0.0, upper = 0.0;
-    if (!s.per_core.empty()) {
-        lower = s.per_core.front().total;
-        for (const auto& c : s.per_core) lower = std::min(lower, c.total);
-    }
-    for (const double x : type_min) upper += x;
     const recorder sw{out, "switch", "", ""};
-    sw("bound_lower_us", lower);
-    sw("bound_upper_us", upper);
+    sw("bound_lower_us", sw_sum.bound_lower);
+    sw("bound_upper_us", sw_sum.bound_upper);
 
     distribution(out, "head_oh", rep.head_tail_oh.heads);
     distribution(out, "tail_oh", rep.head_tail_oh.tails);

@@ -92,6 +92,21 @@ struct switch_stats {  // Part 2
     std::vector<std::pair<double, double>> split;  // per core type: (during overhead, independent)
 };
 
+// Part 2 as printed: per present core type, its cores' switch totals and
+// events summed up, and the makespan bound. Computed once for the text and
+// the json/csv outputs (summarise_switches).
+struct switch_summary {
+    struct engine {
+        std::uint16_t type;
+        std::size_t cores, events;
+        double min_per_core, mean_per_core, max_per_core, mean_per_event;
+        double during_overhead, independent;  // summed switch time of each kind
+    };
+    std::vector<engine> engines;  // present types with at least one core, in `present` order
+    double bound_lower = 0.0;     // min over all cores
+    double bound_upper = 0.0;     // sum of the per-engine minima
+};
+
 struct head_tail {  // Parts 3 and 4
     std::vector<double> heads, tails;
 };
@@ -302,6 +317,31 @@ inline switch_stats compute_switches(const perf_data& pd, const rows_per_core& b
         s.per_core.push_back({by_core.cores[c], ty, total});
     }
     return s;
+}
+
+inline switch_summary summarise_switches(const switch_stats& s, const std::vector<std::uint16_t>& present) {
+    switch_summary out;
+    for (const auto ty : present) {
+        std::vector<double> pcs;
+        for (const auto& c : s.per_core)
+            if (c.type == ty) pcs.push_back(c.total);
+        if (pcs.empty()) continue;
+        const auto& evs = s.events[ty];
+        double sum = 0.0, ev_sum = 0.0;
+        for (const double x : pcs) sum += x;
+        for (const double x : evs) ev_sum += x;
+        const double mn = *std::min_element(pcs.begin(), pcs.end());
+        out.engines.push_back({ty, pcs.size(), evs.size(), mn, sum / static_cast<double>(pcs.size()),
+                               *std::max_element(pcs.begin(), pcs.end()),
+                               evs.empty() ? 0.0 : ev_sum / static_cast<double>(evs.size()), s.split[ty].first,
+                               s.split[ty].second});
+        out.bound_upper += mn;
+    }
+    if (!s.per_core.empty()) {
+        out.bound_lower = s.per_core.front().total;
+        for (const auto& c : s.per_core) out.bound_lower = std::min(out.bound_lower, c.total);
+    }
+    return out;
 }
 
 namespace sched_overhead_detail {
