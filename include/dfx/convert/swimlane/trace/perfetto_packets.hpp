@@ -26,9 +26,10 @@
 // the JSON "id" of slices (flows are attached directly instead).
 //
 // Flows are drawn after the slices they bind to, so this backend keeps the
-// slices (56 bytes each, plus their encoded args) and counter points, binds
-// each flow endpoint to its slice as it arrives (8 bytes), and writes the
-// packets at finish(), sorted by time: timestamps are deltas of a
+// slices (48 bytes each, plus their encoded args) and counter packets (16
+// bytes, plus 8 per value), binds each flow endpoint to its slice as it
+// arrives (8 bytes), and writes the packets at finish(), merged in time
+// order (each track's slices are sorted once): timestamps are deltas of a
 // sequence-scoped incremental clock (1-3 bytes instead of 6), interned data
 // is emitted with the first packet that uses it.
 //
@@ -42,6 +43,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -51,6 +53,7 @@
 #include <memory>
 #include <stdexcept>
 #include <thread>
+#include <type_traits>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -76,6 +79,7 @@ public:
         slices_.reserve(slices);
         links_.reserve(flows);
         counters_.reserve(counter_points);
+        counter_values_.reserve(counter_points);
         args_.reserve(slices * 64);
     }
 
@@ -91,14 +95,14 @@ public:
         if (binder_.indexed()) throw std::logic_error("perfetto_trace: a slice after the first flow");
         slice_rec r;
         r.track = thread_track(s.pid, s.tid);
-        r.cat = intern(categories_, s.cat);
+        r.cat = narrow<std::uint16_t>(intern(categories_, s.cat), "category");
         const bool inline_name = s.name_kind == pf_slice::inline_text;
         r.name = inline_name ? 0 : intern(names_, s.name);
         r.begin = ns(s.ts_us);
         r.end = r.begin + ns(s.dur_us);
-        r.event_id = s.event_id;
+        r.event_id = s.event_id < 0 ? slice_rec::no_id : narrow<std::uint32_t>(s.event_id, "event id");
         r.seq = static_cast<std::uint32_t>(slices_.size());
-        r.args_at = static_cast<std::uint32_t>(args_.size());
+        r.args_at = narrow<std::uint32_t>(args_.size(), "args bytes");
         protobuf_writer w(args_);
         if (inline_name) w.string(pf::event::name, s.name);
         for (const pf_arg& a : args) {
@@ -109,7 +113,7 @@ public:
             if (a.kind == pf_arg::text) w.string(pf::annotation::string_value, a.s);
             w.end(m);
         }
-        r.args_size = static_cast<std::uint32_t>(args_.size() - r.args_at);
+        r.args_size = narrow<std::uint16_t>(args_.size() - r.args_at, "a slice's args");
         slices_.push_back(r);
     }
     // A flow endpoint ('s' starts flow `id`, 'f' ends it); bind_id < 0: the
@@ -131,18 +135,34 @@ public:
     }
     // A point of the counter track `name` of process `pid`.
     void counter(int pid, std::string_view name, double ts_us, std::int64_t value) {
-        counters_.push_back({ns(ts_us), value, counter_track(pid, name)});
+        const std::uint32_t track = counter_track(pid, name);
+        if (track >= single_shape_.size()) single_shape_.resize(track + 1, none);
+        if (single_shape_[track] == none) single_shape_[track] = shape_of({track});
+        add_counter(ns(ts_us), single_shape_[track], {value});
     }
     // Points of several counter tracks at one time: one packet, the first
     // as its TYPE_COUNTER event, the others as its extra counter values.
+    // They are kept as one record and their values (a phase's three
+    // ready-queue depths: 16 + 3 * 8 bytes, not 3 * 24).
     void counters(int pid, std::initializer_list<std::pair<std::string_view, std::int64_t>> points, double ts_us) {
-        const std::int64_t t = ns(ts_us);
-        bool first = true;
-        for (const auto& [name, value] : points) {
-            counters_.push_back({t, value, counter_track(pid, name),
-                                 first ? static_cast<std::uint8_t>(points.size() - 1) : std::uint8_t{0}, !first});
-            first = false;
+        // The same tracks as the last call (a run of phases)? Else look them up.
+        bool same = pid == last_shape_pid_ && last_shape_ != none && points.size() == last_shape_names_.size();
+        for (std::size_t i = 0; same && i < points.size(); ++i) {
+            same = (points.begin() + i)->first == last_shape_names_[i];
         }
+        if (!same) {
+            std::vector<std::uint32_t> tracks;
+            last_shape_names_.clear();
+            for (const auto& point : points) {
+                tracks.push_back(counter_track(pid, point.first));
+                last_shape_names_.emplace_back(point.first);
+            }
+            last_shape_pid_ = pid;
+            last_shape_ = shape_of(std::move(tracks));
+        }
+        const auto at = narrow<std::uint32_t>(counter_values_.size(), "counter values");
+        counters_.push_back({ns(ts_us), at, last_shape_});
+        for (const auto& point : points) counter_values_.push_back(point.second);
     }
     [[nodiscard]] std::size_t slices() const noexcept { return slices_.size(); }
 
@@ -151,21 +171,15 @@ public:
     template <class Flush>
     void finish(std::string& out, Flush&& flush) {
         // No flow comes after this: the slices (in track order since the
-        // first flow) are nested, then put in time order in place, while a
-        // second thread sorts the counter points.
-        std::vector<std::uint32_t> counter_order;
+        // first flow, each track's run in time order) are nested, while a
+        // second thread sorts the counter points; time_merge then merges
+        // the tracks' runs.
+        std::vector<std::uint32_t> counter_order, runs;
         std::thread sorter([&] { counter_order = sorted_counters(); });
         try {
             if (!binder_.indexed()) binder_.index(slices_, tracks_.size());
-            binder_.release();
+            runs = binder_.release();
             nest_slices();
-            // Begins in time order; at one ts the longer first (the shorter
-            // nests inside), of equal ones the earlier written.
-            std::sort(slices_.begin(), slices_.end(), [](const slice_rec& a, const slice_rec& b) {
-                if (a.begin != b.begin) return a.begin < b.begin;
-                if (a.end != b.end) return a.end > b.end;
-                return a.seq < b.seq;
-            });
             std::stable_sort(orphans_.begin(), orphans_.end(),
                              [](const orphan_rec& a, const orphan_rec& b) { return a.ts < b.ts; });
         } catch (...) {
@@ -209,7 +223,7 @@ public:
         // encoded in two halves at once (this thread and one more), written
         // in order.
         constexpr std::size_t block = std::size_t{1} << 16;
-        time_merge merge(*this, counter_order);
+        time_merge merge(*this, runs, counter_order);
         std::vector<item> items;
         items.reserve(2 * block);
         std::string other;
@@ -246,6 +260,12 @@ private:
         std::vector<std::unique_ptr<char[]>> blocks;
         std::size_t left = 0;
         char* at = nullptr;
+        struct recent {
+            const char* data = nullptr;
+            std::uint32_t iid = 0;
+        };
+        static constexpr std::size_t cache_size = 64;
+        std::array<recent, cache_size> cache{};
         std::string_view keep(std::string_view text) {
             if (text.size() > left) {
                 const std::size_t size = std::max<std::size_t>(text.size(), std::size_t{1} << 16);
@@ -260,14 +280,32 @@ private:
             return kept;
         }
     };
+    // `v` as the narrow field of a slice_rec, or an error naming `what`
+    // (the all-ones value is reserved).
+    template <class T, class V>
+    static T narrow(V v, const char* what) {
+        bool fits = true;
+        if constexpr (std::is_signed_v<V>) fits = v >= 0;
+        if (!fits || static_cast<std::uint64_t>(v) >= std::numeric_limits<T>::max()) {
+            throw std::length_error(std::string("perfetto_trace: too large for the trace's tables: ") + what);
+        }
+        return static_cast<T>(v);
+    }
     static std::uint32_t intern(interner& in, std::string_view s) {
+        // Most names are string literals of the sections ("taskId", "event"):
+        // a text seen at the same address as before is looked up by that
+        // address and compared, not hashed (tens of millions of args).
+        interner::recent& r = in.cache[((reinterpret_cast<std::uintptr_t>(s.data()) >> 3) ^ s.size()) %
+                                       interner::cache_size];
+        if (r.data == s.data() && r.iid != 0 && in.order[r.iid - 1] == s) return r.iid;
+        r.data = s.data();
         const auto found = in.ids.find(s);
-        if (found != in.ids.end()) return found->second;
+        if (found != in.ids.end()) return r.iid = found->second;
         const std::string_view kept = in.keep(s);
         const auto iid = static_cast<std::uint32_t>(in.order.size() + 1);
         in.ids.emplace(kept, iid);
         in.order.push_back(kept);
-        return iid;
+        return r.iid = iid;
     }
     struct track_rec {
         enum kind_t : std::uint8_t { process, thread, counter, overflow } kind;
@@ -290,13 +328,23 @@ private:
         std::uint32_t track;
         std::uint32_t tagged;
     };
-    struct counter_rec {  // 24 bytes
+    // A counter packet: the points of one or more counter tracks at one
+    // time, the tracks named by its shape, the values in counter_values_.
+    struct counter_rec {  // 16 bytes
         std::int64_t ts;
-        std::int64_t value;
-        std::uint32_t track;
-        std::uint8_t extra = 0;  // points that follow in this packet
-        bool follows = false;    // written with the point before it
+        std::uint32_t values_at;
+        std::uint32_t shape;  // counter_shapes_[shape]: its tracks, the first one the event's
     };
+    std::uint32_t shape_of(std::vector<std::uint32_t> tracks) {
+        const auto [it, added] =
+            shape_ids_.try_emplace(tracks, static_cast<std::uint32_t>(counter_shapes_.size()));
+        if (added) counter_shapes_.push_back(std::move(tracks));
+        return it->second;
+    }
+    void add_counter(std::int64_t ts, std::uint32_t shape, std::initializer_list<std::int64_t> values) {
+        counters_.push_back({ts, narrow<std::uint32_t>(counter_values_.size(), "counter values"), shape});
+        counter_values_.insert(counter_values_.end(), values);
+    }
     // One packet to write, in time order (time_merge makes them a block
     // at a time).
     struct item {
@@ -308,15 +356,24 @@ private:
         bool interns = false;   // the first begin of its interned name: carries it
     };
 
-    // The packets in time order, from the slices sorted by begin, a heap of
-    // the open slices' ends, the orphan endpoints and the counter points
-    // (each sorted). At one timestamp: slice ends first (the later-begun
-    // first), then begins (the longer first), instants, counters. A
-    // zero-length slice writes its end right after its begin.
+    // The packets in time order, merged from the slices (each track's run
+    // already in begin order, pf_flow_binder::index(), merged by a heap of
+    // the runs), a heap of the open slices' ends, the orphan endpoints and
+    // the counter points (each sorted). Begins: at one ts the longer first
+    // (the shorter nests inside), of equal ones the earlier written. At one
+    // timestamp: slice ends first (the later-begun first), then begins,
+    // instants, counters. A zero-length slice writes its end right after its
+    // begin.
     class time_merge {
     public:
-        time_merge(const perfetto_trace& t, const std::vector<std::uint32_t>& counters)
-            : t_(t), counters_(counters), interned_(t.names_.order.size(), false) {}
+        time_merge(const perfetto_trace& t, const std::vector<std::uint32_t>& runs,
+                   const std::vector<std::uint32_t>& counters)
+            : t_(t), counters_(counters), interned_(t.names_.order.size(), false) {
+            for (std::size_t r = 0; r + 1 < runs.size(); ++r) {
+                if (runs[r] < runs[r + 1]) runs_.push_back(cursor_at(runs[r], runs[r + 1]));
+            }
+            std::make_heap(runs_.begin(), runs_.end(), begins_after);
+        }
         // Fills `items` with up to `n` packets; false when none are left.
         bool next_block(std::vector<item>& items, std::size_t n) {
             items.clear();
@@ -324,7 +381,7 @@ private:
                 std::int64_t best = std::numeric_limits<std::int64_t>::max();
                 int from = -1;  // 0 end, 1 begin, 2 instant, 3 counter: the tie order
                 if (!ends_.empty()) best = ends_.front().end, from = 0;
-                if (b_ < t_.slices_.size() && (from < 0 || t_.slices_[b_].begin < best)) best = t_.slices_[b_].begin, from = 1;
+                if (!runs_.empty() && (from < 0 || runs_.front().begin < best)) best = runs_.front().begin, from = 1;
                 if (o_ < t_.orphans_.size() && (from < 0 || t_.orphans_[o_].ts < best)) best = t_.orphans_[o_].ts, from = 2;
                 if (c_ < counters_.size() && (from < 0 || t_.counters_[counters_[c_]].ts < best)) from = 3;
                 if (from < 0) break;
@@ -333,7 +390,8 @@ private:
                     items.push_back({ends_.back().end, ends_.back().index, item::end});
                     ends_.pop_back();
                 } else if (from == 1) {
-                    const auto i = static_cast<std::uint32_t>(b_++);
+                    const std::uint32_t i = runs_.front().at;
+                    next_begin();
                     const slice_rec& s = t_.slices_[i];
                     const bool first = s.name != 0 && !interned_[s.name - 1];
                     if (first) interned_[s.name - 1] = true;
@@ -367,11 +425,48 @@ private:
             if (a.begin != b.begin) return a.begin < b.begin;
             return a.seq > b.seq;
         }
+        // A track's run of slices [at, stop), keyed by its next slice.
+        struct run_cursor {
+            std::int64_t begin, end;
+            std::uint32_t seq, at, stop;
+        };
+        run_cursor cursor_at(std::uint32_t at, std::uint32_t stop) const {
+            const slice_rec& s = t_.slices_[at];
+            return {s.begin, s.end, s.seq, at, stop};
+        }
+        // Heap order: the top is the earliest begin; at one begin the later
+        // end, then the earlier written.
+        static bool begins_after(const run_cursor& a, const run_cursor& b) {
+            if (a.begin != b.begin) return a.begin > b.begin;
+            if (a.end != b.end) return a.end < b.end;
+            return a.seq > b.seq;
+        }
+        // Moves the top run past its slice: sifts its next one down.
+        void next_begin() {
+            if (runs_.front().at + 1 == runs_.front().stop) {
+                std::pop_heap(runs_.begin(), runs_.end(), begins_after);
+                runs_.pop_back();
+                return;
+            }
+            const run_cursor moved = cursor_at(runs_.front().at + 1, runs_.front().stop);
+            std::size_t hole = 0;
+            const std::size_t n = runs_.size();
+            for (;;) {
+                std::size_t child = 2 * hole + 1;
+                if (child >= n) break;
+                if (child + 1 < n && begins_after(runs_[child], runs_[child + 1])) ++child;
+                if (!begins_after(moved, runs_[child])) break;
+                runs_[hole] = runs_[child];
+                hole = child;
+            }
+            runs_[hole] = moved;
+        }
         const perfetto_trace& t_;
         const std::vector<std::uint32_t>& counters_;
         std::vector<bool> interned_;
         std::vector<open_end> ends_;
-        std::size_t b_ = 0, o_ = 0, c_ = 0;
+        std::vector<run_cursor> runs_;
+        std::size_t o_ = 0, c_ = 0;
     };
     friend class time_merge;
 
@@ -476,14 +571,13 @@ private:
         }
     }
 
-    // The counter points that start a packet, by (time, order written).
+    // The counter packets by (time, order written): mostly written in time
+    // order already.
     std::vector<std::uint32_t> sorted_counters() const {
-        std::vector<std::uint32_t> order;
-        for (std::uint32_t c = 0; c < counters_.size(); ++c) {
-            if (!counters_[c].follows) order.push_back(c);
-        }
-        std::stable_sort(order.begin(), order.end(),
-                         [&](std::uint32_t a, std::uint32_t b) { return counters_[a].ts < counters_[b].ts; });
+        std::vector<std::uint32_t> order(counters_.size());
+        for (std::uint32_t c = 0; c < counters_.size(); ++c) order[c] = c;
+        const auto by_time = [&](std::uint32_t a, std::uint32_t b) { return counters_[a].ts < counters_[b].ts; };
+        if (!std::is_sorted(order.begin(), order.end(), by_time)) std::stable_sort(order.begin(), order.end(), by_time);
         return order;
     }
 
@@ -550,15 +644,15 @@ private:
         }
         case item::counter: {
             const counter_rec& c = counters_[it.index];
+            const std::vector<std::uint32_t>& tracks = counter_shapes_[c.shape];
+            const std::int64_t* values = counter_values_.data() + c.values_at;
             w.varint(pf::event::type, pf::event::type_counter);
-            w.varint(pf::event::track_uuid, uuid_of(c.track));
-            w.int64(pf::event::counter_value, c.value);
-            for (std::uint32_t k = 1; k <= c.extra; ++k) {
-                w.varint(pf::event::extra_counter_track_uuids, uuid_of(counters_[it.index + k].track));
+            w.varint(pf::event::track_uuid, uuid_of(tracks[0]));
+            w.int64(pf::event::counter_value, values[0]);
+            for (std::size_t k = 1; k < tracks.size(); ++k) {
+                w.varint(pf::event::extra_counter_track_uuids, uuid_of(tracks[k]));
             }
-            for (std::uint32_t k = 1; k <= c.extra; ++k) {
-                w.int64(pf::event::extra_counter_values, counters_[it.index + k].value);
-            }
+            for (std::size_t k = 1; k < tracks.size(); ++k) w.int64(pf::event::extra_counter_values, values[k]);
             break;
         }
         }
@@ -583,6 +677,13 @@ private:
     pf_flow_binder binder_;
     std::vector<flow_link> links_;  // the slices' flow endpoints
     std::vector<counter_rec> counters_;
+    std::vector<std::int64_t> counter_values_;
+    std::vector<std::vector<std::uint32_t>> counter_shapes_;
+    std::map<std::vector<std::uint32_t>, std::uint32_t> shape_ids_;
+    std::vector<std::uint32_t> single_shape_;  // a counter track -> its one-track shape
+    int last_shape_pid_ = 0;
+    std::uint32_t last_shape_ = ~0u;
+    std::vector<std::string> last_shape_names_;
     std::vector<orphan_rec> orphans_;  // endpoints with no slice: instants
 };
 
