@@ -45,15 +45,25 @@ public:
         return n;
     }
 
-    void raw_varint(std::uint64_t v) {
-        char buf[10];
+    // Writes `v` as a varint at `p` (room for 10 bytes); returns its size.
+    static std::size_t put_varint(char* p, std::uint64_t v) {
         std::size_t n = 0;
         while (v >= 0x80) {
-            buf[n++] = static_cast<char>((v & 0x7F) | 0x80);
+            p[n++] = static_cast<char>((v & 0x7F) | 0x80);
             v >>= 7;
         }
-        buf[n++] = static_cast<char>(v);
-        out_.append(buf, n);
+        p[n++] = static_cast<char>(v);
+        return n;
+    }
+    static std::size_t put_key(char* p, std::uint32_t field, wire_type type) {
+        return put_varint(p, (static_cast<std::uint64_t>(field) << 3) | type);
+    }
+
+    // (Each field is put together on the stack and appended once: the
+    // writer appends hundreds of millions of small fields.)
+    void raw_varint(std::uint64_t v) {
+        char buf[10];
+        out_.append(buf, put_varint(buf, v));
     }
     void key(std::uint32_t field, wire_type type) { raw_varint((static_cast<std::uint64_t>(field) << 3) | type); }
 
@@ -61,15 +71,16 @@ public:
     // bytes, as protobuf's int64 does: the fields used here are never negative
     // in practice).
     void varint(std::uint32_t field, std::uint64_t v) {
-        key(field, wire_varint);
-        raw_varint(v);
+        char buf[20];
+        const std::size_t k = put_key(buf, field, wire_varint);
+        out_.append(buf, k + put_varint(buf + k, v));
     }
     void int64(std::uint32_t field, std::int64_t v) { varint(field, static_cast<std::uint64_t>(v)); }
     void fixed64(std::uint32_t field, std::uint64_t v) {
-        key(field, wire_fixed64);
-        char buf[8];
-        for (int i = 0; i < 8; ++i) buf[i] = static_cast<char>((v >> (8 * i)) & 0xFF);
-        out_.append(buf, 8);
+        char buf[18];
+        const std::size_t k = put_key(buf, field, wire_fixed64);
+        for (std::size_t i = 0; i < 8; ++i) buf[k + i] = static_cast<char>((v >> (8 * i)) & 0xFF);
+        out_.append(buf, k + 8);
     }
     void double_value(std::uint32_t field, double v) {
         std::uint64_t bits = 0;
@@ -78,8 +89,9 @@ public:
         fixed64(field, bits);
     }
     void string(std::uint32_t field, std::string_view s) {
-        key(field, wire_length);
-        raw_varint(s.size());
+        char buf[20];
+        const std::size_t k = put_key(buf, field, wire_length);
+        out_.append(buf, k + put_varint(buf + k, s.size()));
         out_.append(s);
     }
     // Already-encoded fields, appended as they are.
@@ -90,8 +102,10 @@ public:
     // A nested message: begin(field), its fields, end(). Nesting is allowed;
     // end them innermost first.
     [[nodiscard]] open_message begin(std::uint32_t field) {
-        key(field, wire_length);
-        out_.push_back('\0');  // one length byte, widened by end() if needed
+        char buf[11];
+        const std::size_t k = put_key(buf, field, wire_length);
+        buf[k] = '\0';  // one length byte, widened by end() if needed
+        out_.append(buf, k + 1);
         return {out_.size() - 1};
     }
     void end(open_message m) {

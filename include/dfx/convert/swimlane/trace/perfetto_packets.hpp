@@ -480,17 +480,20 @@ private:
     std::uint32_t thread_track(int pid, std::int64_t tid) {
         const std::uint64_t key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(pid)) << 40) ^
                                   static_cast<std::uint64_t>(tid);
-        // Events come in runs on one track: the last one is checked first.
-        if (key == last_thread_key_ && last_thread_ != none) return last_thread_;
+        // A flow's two ends are on two tracks, so lookups alternate between
+        // a few tracks: a small cache by key before the hash table.
+        thread_slot& slot = thread_cache_[(key * 0x9E3779B97F4A7C15ull) >> (64 - thread_cache_bits)];
+        if (slot.index != none && slot.key == key) return slot.index;
         auto found = threads_.find(key);
         if (found != threads_.end()) {
-            last_thread_key_ = key;
-            return last_thread_ = found->second;
+            slot = {key, found->second};
+            return found->second;
         }
         process_track(pid);
         const auto index = static_cast<std::uint32_t>(tracks_.size());
         tracks_.push_back({track_rec::thread, pid, tid, {}, uuid_of(processes_.at(pid))});
         threads_.emplace(key, index);
+        slot = {key, index};
         return index;
     }
     std::uint32_t counter_track(int pid, std::string_view name) {
@@ -668,8 +671,12 @@ private:
     std::vector<track_rec> tracks_;
     std::unordered_map<int, std::uint32_t> processes_;
     std::unordered_map<std::uint64_t, std::uint32_t> threads_;
-    std::uint64_t last_thread_key_ = 0;
-    std::uint32_t last_thread_ = ~0u;
+    struct thread_slot {
+        std::uint64_t key = 0;
+        std::uint32_t index = ~0u;
+    };
+    static constexpr unsigned thread_cache_bits = 8;
+    std::array<thread_slot, std::size_t{1} << thread_cache_bits> thread_cache_{};
     std::map<std::pair<int, std::string>, std::uint32_t> counter_tracks_;
     interner categories_, names_, arg_names_;
     std::string args_;  // every slice's encoded debug annotations
