@@ -72,13 +72,14 @@ public:
         track_start_.assign(tracks + 1, 0);
         for (const pf_slice_rec& r : slices) ++track_start_[r.track + 1];
         for (std::size_t t = 1; t < track_start_.size(); ++t) track_start_[t] += track_start_[t - 1];
+        fingers_.assign(tracks, 0);
     }
 
     // The slice an endpoint on `track` at `ts` binds to: by event id, else
     // the innermost slice of the track that holds ts (of equal ones, the last
     // written); none if no slice holds it.
     [[nodiscard]] std::uint32_t bind(const std::vector<pf_slice_rec>& slices, std::uint32_t track, std::int64_t ts,
-                                     std::int64_t bind_id) const {
+                                     std::int64_t bind_id) {
         if (bind_id >= 0 && bind_id <= max_id_) {
             const id_entry e = by_id_[static_cast<std::size_t>(bind_id)];
             if (e.slice != none && e.track == track) return e.slice;
@@ -87,13 +88,53 @@ public:
         // The last slice of the track beginning at or before ts, going back
         // past the ones that end before it (few: lanes rarely nest).
         const auto lo = slices.begin() + track_start_[track];
-        auto hi = std::upper_bound(lo, slices.begin() + track_start_[track + 1], ts,
-                                   [](std::int64_t t, const pf_slice_rec& r) { return t < r.begin; });
+        auto hi = slices.begin() + after(slices, track, ts);
         for (int steps = 0; hi != lo && steps < 64; ++steps) {
             --hi;
             if (hi->end >= ts) return static_cast<std::uint32_t>(hi - slices.begin());
         }
         return none;
+    }
+
+    // The first slice of `track` beginning after ts (its run's end if none).
+    // A track's endpoints mostly come in time order: the search gallops out
+    // from where the track's last one landed, reading a few slices near it
+    // instead of a binary search's cold ones across the run.
+    std::uint32_t after(const std::vector<pf_slice_rec>& slices, std::uint32_t track, std::int64_t ts) {
+        const std::uint32_t lo = track_start_[track], hi = track_start_[track + 1];
+        std::uint32_t& finger = fingers_[track];
+        finger = std::clamp(finger, lo, hi);
+        std::uint32_t from = lo, to = hi;  // the answer is in [from, to]
+        if (finger < hi && slices[finger].begin <= ts) {
+            std::uint32_t at = finger;  // begins at or before ts
+            for (std::uint32_t step = 1;; step *= 2) {
+                if (hi - at <= step) {
+                    from = at + 1;
+                    break;
+                }
+                if (slices[at + step].begin > ts) {
+                    from = at + 1, to = at + step;
+                    break;
+                }
+                at += step;
+            }
+        } else {
+            std::uint32_t at = finger;  // hi, or begins after ts
+            for (std::uint32_t step = 1;; step *= 2) {
+                if (at - lo < step) {
+                    to = at;
+                    break;
+                }
+                if (slices[at - step].begin <= ts) {
+                    from = at - step + 1, to = at;
+                    break;
+                }
+                at -= step;
+            }
+        }
+        const auto first = std::upper_bound(slices.begin() + from, slices.begin() + to, ts,
+                                            [](std::int64_t t, const pf_slice_rec& r) { return t < r.begin; });
+        return finger = static_cast<std::uint32_t>(first - slices.begin());
     }
 
     // Frees the tables once no more flows come, and hands back where each
@@ -102,6 +143,7 @@ public:
     // the runs (perfetto_trace::time_merge) rather than a second sort.
     [[nodiscard]] std::vector<std::uint32_t> release() {
         std::vector<id_entry>().swap(by_id_);
+        std::vector<std::uint32_t>().swap(fingers_);
         return std::move(track_start_);
     }
 
@@ -113,6 +155,7 @@ private:
     };
     std::vector<id_entry> by_id_;
     std::vector<std::uint32_t> track_start_;
+    std::vector<std::uint32_t> fingers_;  // per track: where its last search landed
 };
 
 }  // namespace dfx::convert::swimlane::trace
