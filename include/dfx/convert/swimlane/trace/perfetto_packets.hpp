@@ -166,8 +166,9 @@ public:
     }
     [[nodiscard]] std::size_t slices() const noexcept { return slices_.size(); }
 
-    // Appends the whole Trace to `out`, in chunks through `flush(out)`, which
-    // may empty it (a file writer's flush).
+    // Appends the whole Trace to `out`, in chunks through `flush(bytes)`,
+    // which may empty `bytes` (a file writer's flush): `bytes` is `out`, or
+    // a byte_buffer of packets (data(), size(), clear()).
     template <class Flush>
     void finish(std::string& out, Flush&& flush) {
         // No flow comes after this: the slices (in track order since the
@@ -226,7 +227,7 @@ public:
         time_merge merge(*this, runs, counter_order);
         std::vector<item> items;
         items.reserve(2 * block);
-        std::string other;
+        byte_buffer mine, other;
         std::int64_t last = 0;  // the clock before the block
         while (merge.next_block(items, 2 * block)) {
             const std::size_t mid = std::min(items.size(), block), hi = items.size();
@@ -234,12 +235,12 @@ public:
             std::thread second;
             if (mid < hi) second = std::thread([&, mid, hi] { encode(items, mid, hi, mid_last, other); });
             try {
-                encode(items, 0, mid, last, out);
+                encode(items, 0, mid, last, mine);
             } catch (...) {
                 if (second.joinable()) second.join();
                 throw;
             }
-            flush(out);
+            flush(mine);
             if (second.joinable()) {
                 second.join();
                 flush(other);
@@ -587,8 +588,8 @@ private:
     // Appends the packets of items [lo, hi) to `out`; `last`: the clock
     // before items[lo].
     void encode(const std::vector<item>& items, std::size_t lo, std::size_t hi, std::int64_t last,
-                std::string& out) const {
-        protobuf_writer w(out);
+                byte_buffer& out) const {
+        basic_protobuf_writer<byte_buffer> w(out);
         // Delta timestamps never go back: items are sorted by time. A
         // negative time (possible with --lenient) is clamped to 0.
         for (std::size_t i = lo; i < hi; ++i) {
@@ -609,19 +610,22 @@ private:
 
     // Interned data on the packet of the slice that first uses a name.
     // Categories and argument names (a few dozen) all go on the first packet.
-    void write_interned(protobuf_writer& w, const slice_rec& s) const {
+    template <class W>
+    void write_interned(W& w, const slice_rec& s) const {
         const auto m = w.begin(pf::packet::interned_data);
         interned_entry(w, pf::interned::event_names, s.name, names_.order[s.name - 1]);
         w.end(m);
     }
-    static void interned_entry(protobuf_writer& w, std::uint32_t field, std::uint32_t iid, std::string_view text) {
+    template <class W>
+    static void interned_entry(W& w, std::uint32_t field, std::uint32_t iid, std::string_view text) {
         const auto e = w.begin(field);
         w.varint(pf::interned::iid, iid);
         w.string(pf::interned::name, text);
         w.end(e);
     }
 
-    void write_event(protobuf_writer& w, const item& it) const {
+    template <class W>
+    void write_event(W& w, const item& it) const {
         switch (it.closing ? item::end : it.kind) {
         case item::begin: {
             const slice_rec& s = slices_[it.index];
@@ -662,7 +666,8 @@ private:
     }
     // Perfetto's flow ids are global to the trace and 0 means none: the JSON
     // view's id + 1.
-    static void write_flow_id(protobuf_writer& w, std::uint32_t tagged) {
+    template <class W>
+    static void write_flow_id(W& w, std::uint32_t tagged) {
         w.fixed64((tagged & starts_bit) != 0 ? pf::event::flow_ids : pf::event::terminating_flow_ids,
                   static_cast<std::uint64_t>(tagged & ~starts_bit) + 1);
     }
