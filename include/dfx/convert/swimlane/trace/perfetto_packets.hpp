@@ -2,7 +2,8 @@
 // (a `Trace` of `TracePacket`s), the second backend of event_sink
 // (event_shapes.hpp) beside the JSON one. Perfetto's field numbers and the
 // shapes the sections hand in are in perfetto_fields.hpp; flow endpoints are
-// bound to their slices by perfetto_flow_binder.hpp.
+// bound to their slices by perfetto_flow_binder.hpp; strings are interned by
+// perfetto_tables.hpp.
 //
 // What the JSON view has, the protobuf trace has, on one packet sequence:
 //   process_name / thread_name  -> TrackDescriptors (ProcessDescriptor,
@@ -50,10 +51,8 @@
 #include <initializer_list>
 #include <limits>
 #include <map>
-#include <memory>
 #include <stdexcept>
 #include <thread>
-#include <type_traits>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -63,6 +62,7 @@
 #include "dfx/convert/common/protobuf_writer.hpp"
 #include "dfx/convert/swimlane/trace/perfetto_fields.hpp"
 #include "dfx/convert/swimlane/trace/perfetto_flow_binder.hpp"
+#include "dfx/convert/swimlane/trace/perfetto_tables.hpp"
 
 namespace dfx::convert::swimlane::trace {
 
@@ -78,8 +78,7 @@ public:
     void reserve(std::size_t slices, std::size_t flows, std::size_t counter_points) {
         slices_.reserve(slices);
         links_.reserve(flows);
-        counters_.reserve(counter_points);
-        counter_values_.reserve(counter_points);
+        points_.reserve(counter_points);
         args_.reserve(slices * 64);
     }
 
@@ -95,25 +94,25 @@ public:
         if (binder_.indexed()) throw std::logic_error("perfetto_trace: a slice after the first flow");
         slice_rec r;
         r.track = thread_track(s.pid, s.tid);
-        r.cat = narrow<std::uint16_t>(intern(categories_, s.cat), "category");
+        r.cat = pf_narrow<std::uint16_t>(categories_.intern(s.cat), "category");
         const bool inline_name = s.name_kind == pf_slice::inline_text;
-        r.name = inline_name ? 0 : intern(names_, s.name);
+        r.name = inline_name ? 0 : names_.intern(s.name);
         r.begin = ns(s.ts_us);
         r.end = r.begin + ns(s.dur_us);
-        r.event_id = s.event_id < 0 ? slice_rec::no_id : narrow<std::uint32_t>(s.event_id, "event id");
+        r.event_id = s.event_id < 0 ? slice_rec::no_id : pf_narrow<std::uint32_t>(s.event_id, "event id");
         r.seq = static_cast<std::uint32_t>(slices_.size());
-        r.args_at = narrow<std::uint32_t>(args_.size(), "args bytes");
+        r.args_at = pf_narrow<std::uint32_t>(args_.size(), "args bytes");
         protobuf_writer w(args_);
         if (inline_name) w.string(pf::event::name, s.name);
         for (const pf_arg& a : args) {
             const auto m = w.begin(pf::event::debug_annotations);
-            w.varint(pf::annotation::name_iid, intern(arg_names_, a.name));
+            w.varint(pf::annotation::name_iid, arg_names_.intern(a.name));
             if (a.kind == pf_arg::integer) w.int64(pf::annotation::int_value, a.i);
             if (a.kind == pf_arg::real) w.double_value(pf::annotation::double_value, a.d);
             if (a.kind == pf_arg::text) w.string(pf::annotation::string_value, a.s);
             w.end(m);
         }
-        r.args_size = narrow<std::uint16_t>(args_.size() - r.args_at, "a slice's args");
+        r.args_size = pf_narrow<std::uint16_t>(args_.size() - r.args_at, "a slice's args");
         slices_.push_back(r);
     }
     // A flow endpoint ('s' starts flow `id`, 'f' ends it); bind_id < 0: the
@@ -137,8 +136,8 @@ public:
     void counter(int pid, std::string_view name, double ts_us, std::int64_t value) {
         const std::uint32_t track = counter_track(pid, name);
         if (track >= single_shape_.size()) single_shape_.resize(track + 1, none);
-        if (single_shape_[track] == none) single_shape_[track] = shape_of({track});
-        add_counter(ns(ts_us), single_shape_[track], {value});
+        if (single_shape_[track] == none) single_shape_[track] = points_.shape_of({track});
+        points_.add(ns(ts_us), single_shape_[track], {value});
     }
     // Points of several counter tracks at one time: one packet, the first
     // as its TYPE_COUNTER event, the others as its extra counter values.
@@ -158,11 +157,9 @@ public:
                 last_shape_names_.emplace_back(point.first);
             }
             last_shape_pid_ = pid;
-            last_shape_ = shape_of(std::move(tracks));
+            last_shape_ = points_.shape_of(std::move(tracks));
         }
-        const auto at = narrow<std::uint32_t>(counter_values_.size(), "counter values");
-        counters_.push_back({ns(ts_us), at, last_shape_});
-        for (const auto& point : points) counter_values_.push_back(point.second);
+        points_.add(ns(ts_us), last_shape_, points);
     }
     [[nodiscard]] std::size_t slices() const noexcept { return slices_.size(); }
 
@@ -253,61 +250,6 @@ public:
     static constexpr std::uint64_t sequence_id = 1;
 
 private:
-    // Strings by iid. The texts live in fixed blocks, so the views the map
-    // keys on stay valid as it grows (names are mostly one per task).
-    struct interner {
-        std::unordered_map<std::string_view, std::uint32_t> ids;
-        std::vector<std::string_view> order;  // iid - 1 -> text
-        std::vector<std::unique_ptr<char[]>> blocks;
-        std::size_t left = 0;
-        char* at = nullptr;
-        struct recent {
-            const char* data = nullptr;
-            std::uint32_t iid = 0;
-        };
-        static constexpr std::size_t cache_size = 64;
-        std::array<recent, cache_size> cache{};
-        std::string_view keep(std::string_view text) {
-            if (text.size() > left) {
-                const std::size_t size = std::max<std::size_t>(text.size(), std::size_t{1} << 16);
-                blocks.push_back(std::make_unique<char[]>(size));
-                at = blocks.back().get();
-                left = size;
-            }
-            std::copy(text.begin(), text.end(), at);
-            const std::string_view kept(at, text.size());
-            at += text.size();
-            left -= text.size();
-            return kept;
-        }
-    };
-    // `v` as the narrow field of a slice_rec, or an error naming `what`
-    // (the all-ones value is reserved).
-    template <class T, class V>
-    static T narrow(V v, const char* what) {
-        bool fits = true;
-        if constexpr (std::is_signed_v<V>) fits = v >= 0;
-        if (!fits || static_cast<std::uint64_t>(v) >= std::numeric_limits<T>::max()) {
-            throw std::length_error(std::string("perfetto_trace: too large for the trace's tables: ") + what);
-        }
-        return static_cast<T>(v);
-    }
-    static std::uint32_t intern(interner& in, std::string_view s) {
-        // Most names are string literals of the sections ("taskId", "event"):
-        // a text seen at the same address as before is looked up by that
-        // address and compared, not hashed (tens of millions of args).
-        interner::recent& r = in.cache[((reinterpret_cast<std::uintptr_t>(s.data()) >> 3) ^ s.size()) %
-                                       interner::cache_size];
-        if (r.data == s.data() && r.iid != 0 && in.order[r.iid - 1] == s) return r.iid;
-        r.data = s.data();
-        const auto found = in.ids.find(s);
-        if (found != in.ids.end()) return r.iid = found->second;
-        const std::string_view kept = in.keep(s);
-        const auto iid = static_cast<std::uint32_t>(in.order.size() + 1);
-        in.ids.emplace(kept, iid);
-        in.order.push_back(kept);
-        return r.iid = iid;
-    }
     struct track_rec {
         enum kind_t : std::uint8_t { process, thread, counter, overflow } kind;
         int pid;
@@ -329,23 +271,6 @@ private:
         std::uint32_t track;
         std::uint32_t tagged;
     };
-    // A counter packet: the points of one or more counter tracks at one
-    // time, the tracks named by its shape, the values in counter_values_.
-    struct counter_rec {  // 16 bytes
-        std::int64_t ts;
-        std::uint32_t values_at;
-        std::uint32_t shape;  // counter_shapes_[shape]: its tracks, the first one the event's
-    };
-    std::uint32_t shape_of(std::vector<std::uint32_t> tracks) {
-        const auto [it, added] =
-            shape_ids_.try_emplace(tracks, static_cast<std::uint32_t>(counter_shapes_.size()));
-        if (added) counter_shapes_.push_back(std::move(tracks));
-        return it->second;
-    }
-    void add_counter(std::int64_t ts, std::uint32_t shape, std::initializer_list<std::int64_t> values) {
-        counters_.push_back({ts, narrow<std::uint32_t>(counter_values_.size(), "counter values"), shape});
-        counter_values_.insert(counter_values_.end(), values);
-    }
     // One packet to write, in time order (time_merge makes them a block
     // at a time).
     struct item {
@@ -384,7 +309,7 @@ private:
                 if (!ends_.empty()) best = ends_.front().end, from = 0;
                 if (!runs_.empty() && (from < 0 || runs_.front().begin < best)) best = runs_.front().begin, from = 1;
                 if (o_ < t_.orphans_.size() && (from < 0 || t_.orphans_[o_].ts < best)) best = t_.orphans_[o_].ts, from = 2;
-                if (c_ < counters_.size() && (from < 0 || t_.counters_[counters_[c_]].ts < best)) from = 3;
+                if (c_ < counters_.size() && (from < 0 || t_.points_.packets[counters_[c_]].ts < best)) from = 3;
                 if (from < 0) break;
                 if (from == 0) {
                     std::pop_heap(ends_.begin(), ends_.end(), later);
@@ -407,7 +332,7 @@ private:
                     items.push_back({t_.orphans_[o_].ts, static_cast<std::uint32_t>(o_), item::instant});
                     ++o_;
                 } else {
-                    items.push_back({t_.counters_[counters_[c_]].ts, counters_[c_], item::counter});
+                    items.push_back({t_.points_.packets[counters_[c_]].ts, counters_[c_], item::counter});
                     ++c_;
                 }
             }
@@ -578,9 +503,10 @@ private:
     // The counter packets by (time, order written): mostly written in time
     // order already.
     std::vector<std::uint32_t> sorted_counters() const {
-        std::vector<std::uint32_t> order(counters_.size());
-        for (std::uint32_t c = 0; c < counters_.size(); ++c) order[c] = c;
-        const auto by_time = [&](std::uint32_t a, std::uint32_t b) { return counters_[a].ts < counters_[b].ts; };
+        const auto& packets = points_.packets;
+        std::vector<std::uint32_t> order(packets.size());
+        for (std::uint32_t c = 0; c < packets.size(); ++c) order[c] = c;
+        const auto by_time = [&](std::uint32_t a, std::uint32_t b) { return packets[a].ts < packets[b].ts; };
         if (!std::is_sorted(order.begin(), order.end(), by_time)) std::stable_sort(order.begin(), order.end(), by_time);
         return order;
     }
@@ -650,9 +576,9 @@ private:
             break;
         }
         case item::counter: {
-            const counter_rec& c = counters_[it.index];
-            const std::vector<std::uint32_t>& tracks = counter_shapes_[c.shape];
-            const std::int64_t* values = counter_values_.data() + c.values_at;
+            const pf_counter_points::packet& c = points_.packets[it.index];
+            const std::vector<std::uint32_t>& tracks = points_.shapes[c.shape];
+            const std::int64_t* values = points_.values.data() + c.values_at;
             w.varint(pf::event::type, pf::event::type_counter);
             w.varint(pf::event::track_uuid, uuid_of(tracks[0]));
             w.int64(pf::event::counter_value, values[0]);
@@ -683,15 +609,12 @@ private:
     static constexpr unsigned thread_cache_bits = 8;
     std::array<thread_slot, std::size_t{1} << thread_cache_bits> thread_cache_{};
     std::map<std::pair<int, std::string>, std::uint32_t> counter_tracks_;
-    interner categories_, names_, arg_names_;
+    pf_interner categories_, names_, arg_names_;
     std::string args_;  // every slice's encoded debug annotations
     std::vector<slice_rec> slices_;
     pf_flow_binder binder_;
     std::vector<flow_link> links_;  // the slices' flow endpoints
-    std::vector<counter_rec> counters_;
-    std::vector<std::int64_t> counter_values_;
-    std::vector<std::vector<std::uint32_t>> counter_shapes_;
-    std::map<std::vector<std::uint32_t>, std::uint32_t> shape_ids_;
+    pf_counter_points points_;
     std::vector<std::uint32_t> single_shape_;  // a counter track -> its one-track shape
     int last_shape_pid_ = 0;
     std::uint32_t last_shape_ = ~0u;
