@@ -1,5 +1,6 @@
 // protobuf_writer: the protocol-buffers wire format (varints, fixed64,
-// length-delimited fields) appended to a byte string, with no schema, no
+// length-delimited fields) appended to a byte string (or, for a hot
+// encoder, basic_protobuf_writer<byte_buffer>), with no schema, no
 // generated code and no library. Nested messages get their length
 // back-patched: begin() reserves one length byte, end() writes the real
 // length and, only for messages of 128 bytes or more, moves the body up to
@@ -15,15 +16,21 @@
 //   w.end(m);
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace dfx::convert {
 
-class protobuf_writer {
+// Appends to a std::string, or to a byte_buffer (its fields then go in as
+// fixed-size copies into the buffer's slack: no call per field).
+template <class Out>
+class basic_protobuf_writer {
 public:
     // The wire types of protobuf's encoding (the low 3 bits of a key).
     enum wire_type : std::uint32_t { wire_varint = 0, wire_fixed64 = 1, wire_length = 2 };
@@ -33,7 +40,7 @@ public:
         std::size_t length_at;
     };
 
-    explicit protobuf_writer(std::string& out) : out_(out) {}
+    explicit basic_protobuf_writer(Out& out) : out_(out) {}
 
     // Bytes needed for `v` as a varint (1..10).
     static constexpr std::size_t varint_size(std::uint64_t v) {
@@ -45,15 +52,25 @@ public:
         return n;
     }
 
-    void raw_varint(std::uint64_t v) {
-        char buf[10];
+    // Writes `v` as a varint at `p` (room for 10 bytes); returns its size.
+    static std::size_t put_varint(char* p, std::uint64_t v) {
         std::size_t n = 0;
         while (v >= 0x80) {
-            buf[n++] = static_cast<char>((v & 0x7F) | 0x80);
+            p[n++] = static_cast<char>((v & 0x7F) | 0x80);
             v >>= 7;
         }
-        buf[n++] = static_cast<char>(v);
-        out_.append(buf, n);
+        p[n++] = static_cast<char>(v);
+        return n;
+    }
+    static std::size_t put_key(char* p, std::uint32_t field, wire_type type) {
+        return put_varint(p, (static_cast<std::uint64_t>(field) << 3) | type);
+    }
+
+    // (Each field is put together on the stack and appended once: the
+    // writer appends hundreds of millions of small fields.)
+    void raw_varint(std::uint64_t v) {
+        char buf[10];
+        put(buf, put_varint(buf, v));
     }
     void key(std::uint32_t field, wire_type type) { raw_varint((static_cast<std::uint64_t>(field) << 3) | type); }
 
@@ -61,15 +78,16 @@ public:
     // bytes, as protobuf's int64 does: the fields used here are never negative
     // in practice).
     void varint(std::uint32_t field, std::uint64_t v) {
-        key(field, wire_varint);
-        raw_varint(v);
+        char buf[20];
+        const std::size_t k = put_key(buf, field, wire_varint);
+        put(buf, k + put_varint(buf + k, v));
     }
     void int64(std::uint32_t field, std::int64_t v) { varint(field, static_cast<std::uint64_t>(v)); }
     void fixed64(std::uint32_t field, std::uint64_t v) {
-        key(field, wire_fixed64);
-        char buf[8];
-        for (int i = 0; i < 8; ++i) buf[i] = static_cast<char>((v >> (8 * i)) & 0xFF);
-        out_.append(buf, 8);
+        char buf[18];
+        const std::size_t k = put_key(buf, field, wire_fixed64);
+        for (std::size_t i = 0; i < 8; ++i) buf[k + i] = static_cast<char>((v >> (8 * i)) & 0xFF);
+        put(buf, k + 8);
     }
     void double_value(std::uint32_t field, double v) {
         std::uint64_t bits = 0;
@@ -78,8 +96,9 @@ public:
         fixed64(field, bits);
     }
     void string(std::uint32_t field, std::string_view s) {
-        key(field, wire_length);
-        raw_varint(s.size());
+        char buf[20];
+        const std::size_t k = put_key(buf, field, wire_length);
+        put(buf, k + put_varint(buf + k, s.size()));
         out_.append(s);
     }
     // Already-encoded fields, appended as they are.
@@ -90,8 +109,10 @@ public:
     // A nested message: begin(field), its fields, end(). Nesting is allowed;
     // end them innermost first.
     [[nodiscard]] open_message begin(std::uint32_t field) {
-        key(field, wire_length);
-        out_.push_back('\0');  // one length byte, widened by end() if needed
+        char buf[11];
+        const std::size_t k = put_key(buf, field, wire_length);
+        buf[k] = '\0';  // one length byte, widened by end() if needed
+        put(buf, k + 1);
         return {out_.size() - 1};
     }
     void end(open_message m) {
@@ -108,7 +129,68 @@ public:
     [[nodiscard]] std::size_t size() const noexcept { return out_.size(); }
 
 private:
-    std::string& out_;
+    // The first n bytes of buf.
+    template <std::size_t N>
+    void put(const char (&buf)[N], std::size_t n) {
+        if constexpr (requires { out_.append_small(buf, n); }) {
+            out_.append_small(buf, n);
+        } else {
+            out_.append(buf, n);
+        }
+    }
+    Out& out_;
+};
+
+using protobuf_writer = basic_protobuf_writer<std::string>;
+
+// A growable byte buffer for a hot encoder: appends of up to `slack` bytes
+// copy a fixed-size block (inlined, no call) and then count only their own
+// bytes. Not zero-filled as it grows.
+class byte_buffer {
+public:
+    static constexpr std::size_t slack = 32;
+    template <std::size_t N>
+    void append_small(const char (&buf)[N], std::size_t n) {
+        static_assert(N <= slack);
+        ensure(N);
+        std::memcpy(data_.get() + size_, buf, N);
+        size_ += n;
+    }
+    void append(const char* p, std::size_t n) {
+        ensure(n);
+        if (n != 0) std::memcpy(data_.get() + size_, p, n);
+        size_ += n;
+    }
+    void append(std::string_view s) { append(s.data(), s.size()); }
+    void push_back(char c) {
+        ensure(1);
+        data_[size_++] = c;
+    }
+    // n copies of c at `at`, the bytes after it moved up.
+    void insert(std::size_t at, std::size_t n, char c) {
+        ensure(n);
+        std::memmove(data_.get() + at + n, data_.get() + at, size_ - at);
+        std::memset(data_.get() + at, c, n);
+        size_ += n;
+    }
+    char& operator[](std::size_t i) { return data_[i]; }
+    [[nodiscard]] const char* data() const noexcept { return data_.get(); }
+    [[nodiscard]] std::size_t size() const noexcept { return size_; }
+    void clear() noexcept { size_ = 0; }
+
+private:
+    void ensure(std::size_t n) {
+        if (capacity_ - size_ < n) grow(n);
+    }
+    void grow(std::size_t n) {
+        const std::size_t capacity = std::max({2 * capacity_, size_ + n + slack, std::size_t{1} << 16});
+        std::unique_ptr<char[]> bigger(new char[capacity]);
+        if (size_ != 0) std::memcpy(bigger.get(), data_.get(), size_);
+        data_ = std::move(bigger);
+        capacity_ = capacity;
+    }
+    std::unique_ptr<char[]> data_;
+    std::size_t size_ = 0, capacity_ = 0;
 };
 
 }  // namespace dfx::convert

@@ -100,8 +100,8 @@ inline trace_summary write_trace(const perf_data& pd, const deps_graph& deps, co
     cx.ev.close(pd.timeline_metadata_json);
     if (pb) {
         std::string bytes;
-        pb->finish(bytes, [&](std::string& b) {
-            out.append(b);
+        pb->finish(bytes, [&](auto& b) {
+            out.append(std::string_view(b.data(), b.size()));
             out.maybe_flush();
             b.clear();
         });

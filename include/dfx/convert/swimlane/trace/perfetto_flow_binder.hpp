@@ -12,25 +12,33 @@
 //   binder.index(slices, track_count);            // once every slice is in
 //   const std::uint32_t s = binder.bind(slices, track, ts_ns, bind_id);
 //   if (s == pf_flow_binder::none) ...            // no slice: an instant
-//   binder.release();
+//   const auto runs = binder.release();         // each track's slices, in time order
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace dfx::convert::swimlane::trace {
 
-// A slice as the backend keeps it until the trace is written (times in ns).
+// A slice as the backend keeps it until the trace is written (times in ns):
+// 48 bytes, a million of them per ~110k tasks, so the narrow fields are
+// narrow (perfetto_trace::slice() checks that they fit).
 struct pf_slice_rec {
-    std::uint32_t track = 0, cat = 0;
-    std::uint32_t name = 0;  // interned name's iid; 0: the name is inline in the args bytes
-    std::uint32_t args_at = 0, args_size = 0;  // the encoded name / args, in the args bytes
-    std::int64_t begin = 0, end = 0, event_id = -1;
+    static constexpr std::uint32_t no_id = ~0u;
+    std::int64_t begin = 0, end = 0;
+    std::uint32_t track = 0;
+    std::uint32_t name = 0;     // interned name's iid; 0: the name is inline in the args bytes
+    std::uint32_t args_at = 0;  // the encoded name / args, in the args bytes
+    std::uint32_t event_id = no_id;  // the JSON "id" flows bind to
     std::uint32_t seq = 0;  // the order written: breaks ties as the JSON view's order does
     std::uint32_t flows_head = ~0u, flows_tail = ~0u;  // its flow endpoints, a list in arrival order
+    std::uint16_t cat = 0;        // the category's iid
+    std::uint16_t args_size = 0;  // bytes at args_at
 };
+static_assert(sizeof(pf_slice_rec) == 48);
 
 class pf_flow_binder {
 public:
@@ -51,32 +59,36 @@ public:
             return x.seq < y.seq;
         });
         // Event ids are dense (index.hpp numbers them in runs from 0): a table.
-        for (const pf_slice_rec& r : slices) max_id_ = std::max(max_id_, r.event_id);
-        by_id_.assign(static_cast<std::size_t>(max_id_ + 1), none);
+        for (const pf_slice_rec& r : slices) {
+            if (r.event_id != pf_slice_rec::no_id) max_id_ = std::max<std::int64_t>(max_id_, r.event_id);
+        }
+        // Each entry holds the slice's track too: binding by id reads one
+        // table entry, not the entry and then the slice.
+        by_id_.assign(static_cast<std::size_t>(max_id_ + 1), id_entry{});
         for (std::uint32_t i = 0; i < slices.size(); ++i) {
-            if (slices[i].event_id >= 0) by_id_[static_cast<std::size_t>(slices[i].event_id)] = i;
+            if (slices[i].event_id != pf_slice_rec::no_id) by_id_[slices[i].event_id] = {i, slices[i].track};
         }
         // Where each track's run starts.
         track_start_.assign(tracks + 1, 0);
         for (const pf_slice_rec& r : slices) ++track_start_[r.track + 1];
         for (std::size_t t = 1; t < track_start_.size(); ++t) track_start_[t] += track_start_[t - 1];
+        fingers_.assign(tracks, 0);
     }
 
     // The slice an endpoint on `track` at `ts` binds to: by event id, else
     // the innermost slice of the track that holds ts (of equal ones, the last
     // written); none if no slice holds it.
     [[nodiscard]] std::uint32_t bind(const std::vector<pf_slice_rec>& slices, std::uint32_t track, std::int64_t ts,
-                                     std::int64_t bind_id) const {
+                                     std::int64_t bind_id) {
         if (bind_id >= 0 && bind_id <= max_id_) {
-            const std::uint32_t s = by_id_[static_cast<std::size_t>(bind_id)];
-            if (s != none && slices[s].track == track) return s;
+            const id_entry e = by_id_[static_cast<std::size_t>(bind_id)];
+            if (e.slice != none && e.track == track) return e.slice;
         }
         if (track + 1 >= track_start_.size()) return none;
         // The last slice of the track beginning at or before ts, going back
         // past the ones that end before it (few: lanes rarely nest).
         const auto lo = slices.begin() + track_start_[track];
-        auto hi = std::upper_bound(lo, slices.begin() + track_start_[track + 1], ts,
-                                   [](std::int64_t t, const pf_slice_rec& r) { return t < r.begin; });
+        auto hi = slices.begin() + after(slices, track, ts);
         for (int steps = 0; hi != lo && steps < 64; ++steps) {
             --hi;
             if (hi->end >= ts) return static_cast<std::uint32_t>(hi - slices.begin());
@@ -84,16 +96,66 @@ public:
         return none;
     }
 
-    // Frees the tables once no more flows come.
-    void release() {
-        std::vector<std::uint32_t>().swap(by_id_);
-        std::vector<std::uint32_t>().swap(track_start_);
+    // The first slice of `track` beginning after ts (its run's end if none).
+    // A track's endpoints mostly come in time order: the search gallops out
+    // from where the track's last one landed, reading a few slices near it
+    // instead of a binary search's cold ones across the run.
+    std::uint32_t after(const std::vector<pf_slice_rec>& slices, std::uint32_t track, std::int64_t ts) {
+        const std::uint32_t lo = track_start_[track], hi = track_start_[track + 1];
+        std::uint32_t& finger = fingers_[track];
+        finger = std::clamp(finger, lo, hi);
+        std::uint32_t from = lo, to = hi;  // the answer is in [from, to]
+        if (finger < hi && slices[finger].begin <= ts) {
+            std::uint32_t at = finger;  // begins at or before ts
+            for (std::uint32_t step = 1;; step *= 2) {
+                if (hi - at <= step) {
+                    from = at + 1;
+                    break;
+                }
+                if (slices[at + step].begin > ts) {
+                    from = at + 1, to = at + step;
+                    break;
+                }
+                at += step;
+            }
+        } else {
+            std::uint32_t at = finger;  // hi, or begins after ts
+            for (std::uint32_t step = 1;; step *= 2) {
+                if (at - lo < step) {
+                    to = at;
+                    break;
+                }
+                if (slices[at - step].begin <= ts) {
+                    from = at - step + 1, to = at;
+                    break;
+                }
+                at -= step;
+            }
+        }
+        const auto first = std::upper_bound(slices.begin() + from, slices.begin() + to, ts,
+                                            [](std::int64_t t, const pf_slice_rec& r) { return t < r.begin; });
+        return finger = static_cast<std::uint32_t>(first - slices.begin());
+    }
+
+    // Frees the tables once no more flows come, and hands back where each
+    // track's run of slices starts (tracks + 1 entries, the last one the
+    // slice count): each run is in time order, so the whole is a merge of
+    // the runs (perfetto_trace::time_merge) rather than a second sort.
+    [[nodiscard]] std::vector<std::uint32_t> release() {
+        std::vector<id_entry>().swap(by_id_);
+        std::vector<std::uint32_t>().swap(fingers_);
+        return std::move(track_start_);
     }
 
 private:
     bool indexed_ = false;
     std::int64_t max_id_ = -1;
-    std::vector<std::uint32_t> by_id_, track_start_;
+    struct id_entry {
+        std::uint32_t slice = none, track = 0;
+    };
+    std::vector<id_entry> by_id_;
+    std::vector<std::uint32_t> track_start_;
+    std::vector<std::uint32_t> fingers_;  // per track: where its last search landed
 };
 
 }  // namespace dfx::convert::swimlane::trace

@@ -2,7 +2,8 @@
 // (a `Trace` of `TracePacket`s), the second backend of event_sink
 // (event_shapes.hpp) beside the JSON one. Perfetto's field numbers and the
 // shapes the sections hand in are in perfetto_fields.hpp; flow endpoints are
-// bound to their slices by perfetto_flow_binder.hpp.
+// bound to their slices by perfetto_flow_binder.hpp; strings are interned by
+// perfetto_tables.hpp.
 //
 // What the JSON view has, the protobuf trace has, on one packet sequence:
 //   process_name / thread_name  -> TrackDescriptors (ProcessDescriptor,
@@ -26,9 +27,10 @@
 // the JSON "id" of slices (flows are attached directly instead).
 //
 // Flows are drawn after the slices they bind to, so this backend keeps the
-// slices (56 bytes each, plus their encoded args) and counter points, binds
-// each flow endpoint to its slice as it arrives (8 bytes), and writes the
-// packets at finish(), sorted by time: timestamps are deltas of a
+// slices (48 bytes each, plus their encoded args) and counter packets (16
+// bytes, plus 8 per value), binds each flow endpoint to its slice as it
+// arrives (8 bytes), and writes the packets at finish(), merged in time
+// order (each track's slices are sorted once): timestamps are deltas of a
 // sequence-scoped incremental clock (1-3 bytes instead of 6), interned data
 // is emitted with the first packet that uses it.
 //
@@ -42,13 +44,13 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
 #include <map>
-#include <memory>
 #include <stdexcept>
 #include <thread>
 #include <string>
@@ -60,6 +62,7 @@
 #include "dfx/convert/common/protobuf_writer.hpp"
 #include "dfx/convert/swimlane/trace/perfetto_fields.hpp"
 #include "dfx/convert/swimlane/trace/perfetto_flow_binder.hpp"
+#include "dfx/convert/swimlane/trace/perfetto_tables.hpp"
 
 namespace dfx::convert::swimlane::trace {
 
@@ -75,7 +78,7 @@ public:
     void reserve(std::size_t slices, std::size_t flows, std::size_t counter_points) {
         slices_.reserve(slices);
         links_.reserve(flows);
-        counters_.reserve(counter_points);
+        points_.reserve(counter_points);
         args_.reserve(slices * 64);
     }
 
@@ -91,25 +94,25 @@ public:
         if (binder_.indexed()) throw std::logic_error("perfetto_trace: a slice after the first flow");
         slice_rec r;
         r.track = thread_track(s.pid, s.tid);
-        r.cat = intern(categories_, s.cat);
+        r.cat = pf_narrow<std::uint16_t>(categories_.intern(s.cat), "category");
         const bool inline_name = s.name_kind == pf_slice::inline_text;
-        r.name = inline_name ? 0 : intern(names_, s.name);
+        r.name = inline_name ? 0 : names_.intern(s.name);
         r.begin = ns(s.ts_us);
         r.end = r.begin + ns(s.dur_us);
-        r.event_id = s.event_id;
+        r.event_id = s.event_id < 0 ? slice_rec::no_id : pf_narrow<std::uint32_t>(s.event_id, "event id");
         r.seq = static_cast<std::uint32_t>(slices_.size());
-        r.args_at = static_cast<std::uint32_t>(args_.size());
+        r.args_at = pf_narrow<std::uint32_t>(args_.size(), "args bytes");
         protobuf_writer w(args_);
         if (inline_name) w.string(pf::event::name, s.name);
         for (const pf_arg& a : args) {
             const auto m = w.begin(pf::event::debug_annotations);
-            w.varint(pf::annotation::name_iid, intern(arg_names_, a.name));
+            w.varint(pf::annotation::name_iid, arg_names_.intern(a.name));
             if (a.kind == pf_arg::integer) w.int64(pf::annotation::int_value, a.i);
             if (a.kind == pf_arg::real) w.double_value(pf::annotation::double_value, a.d);
             if (a.kind == pf_arg::text) w.string(pf::annotation::string_value, a.s);
             w.end(m);
         }
-        r.args_size = static_cast<std::uint32_t>(args_.size() - r.args_at);
+        r.args_size = pf_narrow<std::uint16_t>(args_.size() - r.args_at, "a slice's args");
         slices_.push_back(r);
     }
     // A flow endpoint ('s' starts flow `id`, 'f' ends it); bind_id < 0: the
@@ -131,41 +134,50 @@ public:
     }
     // A point of the counter track `name` of process `pid`.
     void counter(int pid, std::string_view name, double ts_us, std::int64_t value) {
-        counters_.push_back({ns(ts_us), value, counter_track(pid, name)});
+        const std::uint32_t track = counter_track(pid, name);
+        if (track >= single_shape_.size()) single_shape_.resize(track + 1, none);
+        if (single_shape_[track] == none) single_shape_[track] = points_.shape_of({track});
+        points_.add(ns(ts_us), single_shape_[track], {value});
     }
     // Points of several counter tracks at one time: one packet, the first
     // as its TYPE_COUNTER event, the others as its extra counter values.
+    // They are kept as one record and their values (a phase's three
+    // ready-queue depths: 16 + 3 * 8 bytes, not 3 * 24).
     void counters(int pid, std::initializer_list<std::pair<std::string_view, std::int64_t>> points, double ts_us) {
-        const std::int64_t t = ns(ts_us);
-        bool first = true;
-        for (const auto& [name, value] : points) {
-            counters_.push_back({t, value, counter_track(pid, name),
-                                 first ? static_cast<std::uint8_t>(points.size() - 1) : std::uint8_t{0}, !first});
-            first = false;
+        // The same tracks as the last call (a run of phases)? Else look them up.
+        bool same = pid == last_shape_pid_ && last_shape_ != none && points.size() == last_shape_names_.size();
+        for (std::size_t i = 0; same && i < points.size(); ++i) {
+            same = (points.begin() + i)->first == last_shape_names_[i];
         }
+        if (!same) {
+            std::vector<std::uint32_t> tracks;
+            last_shape_names_.clear();
+            for (const auto& point : points) {
+                tracks.push_back(counter_track(pid, point.first));
+                last_shape_names_.emplace_back(point.first);
+            }
+            last_shape_pid_ = pid;
+            last_shape_ = points_.shape_of(std::move(tracks));
+        }
+        points_.add(ns(ts_us), last_shape_, points);
     }
     [[nodiscard]] std::size_t slices() const noexcept { return slices_.size(); }
 
-    // Appends the whole Trace to `out`, in chunks through `flush(out)`, which
-    // may empty it (a file writer's flush).
+    // Appends the whole Trace to `out`, in chunks through `flush(bytes)`,
+    // which may empty `bytes` (a file writer's flush): `bytes` is `out`, or
+    // a byte_buffer of packets (data(), size(), clear()).
     template <class Flush>
     void finish(std::string& out, Flush&& flush) {
         // No flow comes after this: the slices (in track order since the
-        // first flow) are nested, then put in time order in place, while a
-        // second thread sorts the counter points.
-        std::vector<std::uint32_t> counter_order;
+        // first flow, each track's run in time order) are nested, while a
+        // second thread sorts the counter points; time_merge then merges
+        // the tracks' runs.
+        std::vector<std::uint32_t> counter_order, runs;
         std::thread sorter([&] { counter_order = sorted_counters(); });
         try {
             if (!binder_.indexed()) binder_.index(slices_, tracks_.size());
-            binder_.release();
+            runs = binder_.release();
             nest_slices();
-            // Begins in time order; at one ts the longer first (the shorter
-            // nests inside), of equal ones the earlier written.
-            std::sort(slices_.begin(), slices_.end(), [](const slice_rec& a, const slice_rec& b) {
-                if (a.begin != b.begin) return a.begin < b.begin;
-                if (a.end != b.end) return a.end > b.end;
-                return a.seq < b.seq;
-            });
             std::stable_sort(orphans_.begin(), orphans_.end(),
                              [](const orphan_rec& a, const orphan_rec& b) { return a.ts < b.ts; });
         } catch (...) {
@@ -209,10 +221,10 @@ public:
         // encoded in two halves at once (this thread and one more), written
         // in order.
         constexpr std::size_t block = std::size_t{1} << 16;
-        time_merge merge(*this, counter_order);
+        time_merge merge(*this, runs, counter_order);
         std::vector<item> items;
         items.reserve(2 * block);
-        std::string other;
+        byte_buffer mine, other;
         std::int64_t last = 0;  // the clock before the block
         while (merge.next_block(items, 2 * block)) {
             const std::size_t mid = std::min(items.size(), block), hi = items.size();
@@ -220,12 +232,12 @@ public:
             std::thread second;
             if (mid < hi) second = std::thread([&, mid, hi] { encode(items, mid, hi, mid_last, other); });
             try {
-                encode(items, 0, mid, last, out);
+                encode(items, 0, mid, last, mine);
             } catch (...) {
                 if (second.joinable()) second.join();
                 throw;
             }
-            flush(out);
+            flush(mine);
             if (second.joinable()) {
                 second.join();
                 flush(other);
@@ -238,37 +250,6 @@ public:
     static constexpr std::uint64_t sequence_id = 1;
 
 private:
-    // Strings by iid. The texts live in fixed blocks, so the views the map
-    // keys on stay valid as it grows (names are mostly one per task).
-    struct interner {
-        std::unordered_map<std::string_view, std::uint32_t> ids;
-        std::vector<std::string_view> order;  // iid - 1 -> text
-        std::vector<std::unique_ptr<char[]>> blocks;
-        std::size_t left = 0;
-        char* at = nullptr;
-        std::string_view keep(std::string_view text) {
-            if (text.size() > left) {
-                const std::size_t size = std::max<std::size_t>(text.size(), std::size_t{1} << 16);
-                blocks.push_back(std::make_unique<char[]>(size));
-                at = blocks.back().get();
-                left = size;
-            }
-            std::copy(text.begin(), text.end(), at);
-            const std::string_view kept(at, text.size());
-            at += text.size();
-            left -= text.size();
-            return kept;
-        }
-    };
-    static std::uint32_t intern(interner& in, std::string_view s) {
-        const auto found = in.ids.find(s);
-        if (found != in.ids.end()) return found->second;
-        const std::string_view kept = in.keep(s);
-        const auto iid = static_cast<std::uint32_t>(in.order.size() + 1);
-        in.ids.emplace(kept, iid);
-        in.order.push_back(kept);
-        return iid;
-    }
     struct track_rec {
         enum kind_t : std::uint8_t { process, thread, counter, overflow } kind;
         int pid;
@@ -290,13 +271,6 @@ private:
         std::uint32_t track;
         std::uint32_t tagged;
     };
-    struct counter_rec {  // 24 bytes
-        std::int64_t ts;
-        std::int64_t value;
-        std::uint32_t track;
-        std::uint8_t extra = 0;  // points that follow in this packet
-        bool follows = false;    // written with the point before it
-    };
     // One packet to write, in time order (time_merge makes them a block
     // at a time).
     struct item {
@@ -308,15 +282,24 @@ private:
         bool interns = false;   // the first begin of its interned name: carries it
     };
 
-    // The packets in time order, from the slices sorted by begin, a heap of
-    // the open slices' ends, the orphan endpoints and the counter points
-    // (each sorted). At one timestamp: slice ends first (the later-begun
-    // first), then begins (the longer first), instants, counters. A
-    // zero-length slice writes its end right after its begin.
+    // The packets in time order, merged from the slices (each track's run
+    // already in begin order, pf_flow_binder::index(), merged by a heap of
+    // the runs), a heap of the open slices' ends, the orphan endpoints and
+    // the counter points (each sorted). Begins: at one ts the longer first
+    // (the shorter nests inside), of equal ones the earlier written. At one
+    // timestamp: slice ends first (the later-begun first), then begins,
+    // instants, counters. A zero-length slice writes its end right after its
+    // begin.
     class time_merge {
     public:
-        time_merge(const perfetto_trace& t, const std::vector<std::uint32_t>& counters)
-            : t_(t), counters_(counters), interned_(t.names_.order.size(), false) {}
+        time_merge(const perfetto_trace& t, const std::vector<std::uint32_t>& runs,
+                   const std::vector<std::uint32_t>& counters)
+            : t_(t), counters_(counters), interned_(t.names_.order.size(), false) {
+            for (std::size_t r = 0; r + 1 < runs.size(); ++r) {
+                if (runs[r] < runs[r + 1]) runs_.push_back(cursor_at(runs[r], runs[r + 1]));
+            }
+            std::make_heap(runs_.begin(), runs_.end(), begins_after);
+        }
         // Fills `items` with up to `n` packets; false when none are left.
         bool next_block(std::vector<item>& items, std::size_t n) {
             items.clear();
@@ -324,16 +307,17 @@ private:
                 std::int64_t best = std::numeric_limits<std::int64_t>::max();
                 int from = -1;  // 0 end, 1 begin, 2 instant, 3 counter: the tie order
                 if (!ends_.empty()) best = ends_.front().end, from = 0;
-                if (b_ < t_.slices_.size() && (from < 0 || t_.slices_[b_].begin < best)) best = t_.slices_[b_].begin, from = 1;
+                if (!runs_.empty() && (from < 0 || runs_.front().begin < best)) best = runs_.front().begin, from = 1;
                 if (o_ < t_.orphans_.size() && (from < 0 || t_.orphans_[o_].ts < best)) best = t_.orphans_[o_].ts, from = 2;
-                if (c_ < counters_.size() && (from < 0 || t_.counters_[counters_[c_]].ts < best)) from = 3;
+                if (c_ < counters_.size() && (from < 0 || t_.points_.packets[counters_[c_]].ts < best)) from = 3;
                 if (from < 0) break;
                 if (from == 0) {
                     std::pop_heap(ends_.begin(), ends_.end(), later);
                     items.push_back({ends_.back().end, ends_.back().index, item::end});
                     ends_.pop_back();
                 } else if (from == 1) {
-                    const auto i = static_cast<std::uint32_t>(b_++);
+                    const std::uint32_t i = runs_.front().at;
+                    next_begin();
                     const slice_rec& s = t_.slices_[i];
                     const bool first = s.name != 0 && !interned_[s.name - 1];
                     if (first) interned_[s.name - 1] = true;
@@ -348,7 +332,7 @@ private:
                     items.push_back({t_.orphans_[o_].ts, static_cast<std::uint32_t>(o_), item::instant});
                     ++o_;
                 } else {
-                    items.push_back({t_.counters_[counters_[c_]].ts, counters_[c_], item::counter});
+                    items.push_back({t_.points_.packets[counters_[c_]].ts, counters_[c_], item::counter});
                     ++c_;
                 }
             }
@@ -367,11 +351,48 @@ private:
             if (a.begin != b.begin) return a.begin < b.begin;
             return a.seq > b.seq;
         }
+        // A track's run of slices [at, stop), keyed by its next slice.
+        struct run_cursor {
+            std::int64_t begin, end;
+            std::uint32_t seq, at, stop;
+        };
+        run_cursor cursor_at(std::uint32_t at, std::uint32_t stop) const {
+            const slice_rec& s = t_.slices_[at];
+            return {s.begin, s.end, s.seq, at, stop};
+        }
+        // Heap order: the top is the earliest begin; at one begin the later
+        // end, then the earlier written.
+        static bool begins_after(const run_cursor& a, const run_cursor& b) {
+            if (a.begin != b.begin) return a.begin > b.begin;
+            if (a.end != b.end) return a.end < b.end;
+            return a.seq > b.seq;
+        }
+        // Moves the top run past its slice: sifts its next one down.
+        void next_begin() {
+            if (runs_.front().at + 1 == runs_.front().stop) {
+                std::pop_heap(runs_.begin(), runs_.end(), begins_after);
+                runs_.pop_back();
+                return;
+            }
+            const run_cursor moved = cursor_at(runs_.front().at + 1, runs_.front().stop);
+            std::size_t hole = 0;
+            const std::size_t n = runs_.size();
+            for (;;) {
+                std::size_t child = 2 * hole + 1;
+                if (child >= n) break;
+                if (child + 1 < n && begins_after(runs_[child], runs_[child + 1])) ++child;
+                if (!begins_after(moved, runs_[child])) break;
+                runs_[hole] = runs_[child];
+                hole = child;
+            }
+            runs_[hole] = moved;
+        }
         const perfetto_trace& t_;
         const std::vector<std::uint32_t>& counters_;
         std::vector<bool> interned_;
         std::vector<open_end> ends_;
-        std::size_t b_ = 0, o_ = 0, c_ = 0;
+        std::vector<run_cursor> runs_;
+        std::size_t o_ = 0, c_ = 0;
     };
     friend class time_merge;
 
@@ -385,17 +406,20 @@ private:
     std::uint32_t thread_track(int pid, std::int64_t tid) {
         const std::uint64_t key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(pid)) << 40) ^
                                   static_cast<std::uint64_t>(tid);
-        // Events come in runs on one track: the last one is checked first.
-        if (key == last_thread_key_ && last_thread_ != none) return last_thread_;
+        // A flow's two ends are on two tracks, so lookups alternate between
+        // a few tracks: a small cache by key before the hash table.
+        thread_slot& slot = thread_cache_[(key * 0x9E3779B97F4A7C15ull) >> (64 - thread_cache_bits)];
+        if (slot.index != none && slot.key == key) return slot.index;
         auto found = threads_.find(key);
         if (found != threads_.end()) {
-            last_thread_key_ = key;
-            return last_thread_ = found->second;
+            slot = {key, found->second};
+            return found->second;
         }
         process_track(pid);
         const auto index = static_cast<std::uint32_t>(tracks_.size());
         tracks_.push_back({track_rec::thread, pid, tid, {}, uuid_of(processes_.at(pid))});
         threads_.emplace(key, index);
+        slot = {key, index};
         return index;
     }
     std::uint32_t counter_track(int pid, std::string_view name) {
@@ -476,22 +500,22 @@ private:
         }
     }
 
-    // The counter points that start a packet, by (time, order written).
+    // The counter packets by (time, order written): mostly written in time
+    // order already.
     std::vector<std::uint32_t> sorted_counters() const {
-        std::vector<std::uint32_t> order;
-        for (std::uint32_t c = 0; c < counters_.size(); ++c) {
-            if (!counters_[c].follows) order.push_back(c);
-        }
-        std::stable_sort(order.begin(), order.end(),
-                         [&](std::uint32_t a, std::uint32_t b) { return counters_[a].ts < counters_[b].ts; });
+        const auto& packets = points_.packets;
+        std::vector<std::uint32_t> order(packets.size());
+        for (std::uint32_t c = 0; c < packets.size(); ++c) order[c] = c;
+        const auto by_time = [&](std::uint32_t a, std::uint32_t b) { return packets[a].ts < packets[b].ts; };
+        if (!std::is_sorted(order.begin(), order.end(), by_time)) std::stable_sort(order.begin(), order.end(), by_time);
         return order;
     }
 
     // Appends the packets of items [lo, hi) to `out`; `last`: the clock
     // before items[lo].
     void encode(const std::vector<item>& items, std::size_t lo, std::size_t hi, std::int64_t last,
-                std::string& out) const {
-        protobuf_writer w(out);
+                byte_buffer& out) const {
+        basic_protobuf_writer<byte_buffer> w(out);
         // Delta timestamps never go back: items are sorted by time. A
         // negative time (possible with --lenient) is clamped to 0.
         for (std::size_t i = lo; i < hi; ++i) {
@@ -512,19 +536,22 @@ private:
 
     // Interned data on the packet of the slice that first uses a name.
     // Categories and argument names (a few dozen) all go on the first packet.
-    void write_interned(protobuf_writer& w, const slice_rec& s) const {
+    template <class W>
+    void write_interned(W& w, const slice_rec& s) const {
         const auto m = w.begin(pf::packet::interned_data);
         interned_entry(w, pf::interned::event_names, s.name, names_.order[s.name - 1]);
         w.end(m);
     }
-    static void interned_entry(protobuf_writer& w, std::uint32_t field, std::uint32_t iid, std::string_view text) {
+    template <class W>
+    static void interned_entry(W& w, std::uint32_t field, std::uint32_t iid, std::string_view text) {
         const auto e = w.begin(field);
         w.varint(pf::interned::iid, iid);
         w.string(pf::interned::name, text);
         w.end(e);
     }
 
-    void write_event(protobuf_writer& w, const item& it) const {
+    template <class W>
+    void write_event(W& w, const item& it) const {
         switch (it.closing ? item::end : it.kind) {
         case item::begin: {
             const slice_rec& s = slices_[it.index];
@@ -549,23 +576,24 @@ private:
             break;
         }
         case item::counter: {
-            const counter_rec& c = counters_[it.index];
+            const pf_counter_points::packet& c = points_.packets[it.index];
+            const std::vector<std::uint32_t>& tracks = points_.shapes[c.shape];
+            const std::int64_t* values = points_.values.data() + c.values_at;
             w.varint(pf::event::type, pf::event::type_counter);
-            w.varint(pf::event::track_uuid, uuid_of(c.track));
-            w.int64(pf::event::counter_value, c.value);
-            for (std::uint32_t k = 1; k <= c.extra; ++k) {
-                w.varint(pf::event::extra_counter_track_uuids, uuid_of(counters_[it.index + k].track));
+            w.varint(pf::event::track_uuid, uuid_of(tracks[0]));
+            w.int64(pf::event::counter_value, values[0]);
+            for (std::size_t k = 1; k < tracks.size(); ++k) {
+                w.varint(pf::event::extra_counter_track_uuids, uuid_of(tracks[k]));
             }
-            for (std::uint32_t k = 1; k <= c.extra; ++k) {
-                w.int64(pf::event::extra_counter_values, counters_[it.index + k].value);
-            }
+            for (std::size_t k = 1; k < tracks.size(); ++k) w.int64(pf::event::extra_counter_values, values[k]);
             break;
         }
         }
     }
     // Perfetto's flow ids are global to the trace and 0 means none: the JSON
     // view's id + 1.
-    static void write_flow_id(protobuf_writer& w, std::uint32_t tagged) {
+    template <class W>
+    static void write_flow_id(W& w, std::uint32_t tagged) {
         w.fixed64((tagged & starts_bit) != 0 ? pf::event::flow_ids : pf::event::terminating_flow_ids,
                   static_cast<std::uint64_t>(tagged & ~starts_bit) + 1);
     }
@@ -574,15 +602,23 @@ private:
     std::vector<track_rec> tracks_;
     std::unordered_map<int, std::uint32_t> processes_;
     std::unordered_map<std::uint64_t, std::uint32_t> threads_;
-    std::uint64_t last_thread_key_ = 0;
-    std::uint32_t last_thread_ = ~0u;
+    struct thread_slot {
+        std::uint64_t key = 0;
+        std::uint32_t index = ~0u;
+    };
+    static constexpr unsigned thread_cache_bits = 8;
+    std::array<thread_slot, std::size_t{1} << thread_cache_bits> thread_cache_{};
     std::map<std::pair<int, std::string>, std::uint32_t> counter_tracks_;
-    interner categories_, names_, arg_names_;
+    pf_interner categories_, names_, arg_names_;
     std::string args_;  // every slice's encoded debug annotations
     std::vector<slice_rec> slices_;
     pf_flow_binder binder_;
     std::vector<flow_link> links_;  // the slices' flow endpoints
-    std::vector<counter_rec> counters_;
+    pf_counter_points points_;
+    std::vector<std::uint32_t> single_shape_;  // a counter track -> its one-track shape
+    int last_shape_pid_ = 0;
+    std::uint32_t last_shape_ = ~0u;
+    std::vector<std::string> last_shape_names_;
     std::vector<orphan_rec> orphans_;  // endpoints with no slice: instants
 };
 
