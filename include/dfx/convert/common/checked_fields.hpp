@@ -20,6 +20,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -43,12 +44,23 @@ inline bool parse_checked_digits(std::string_view text, std::uint64_t max, bool 
         why = "found an empty number";
         return false;
     }
-    uint128 x = 0;
-    for (const char c : text) {
-        if (c < '0' || c > '9') {
-            why = c == '.' || c == 'e' || c == 'E' ? "found a non-integer number" : "found a string that is not decimal digits";
-            return false;
-        }
+    auto not_a_digit = [&](char c) {
+        why = c == '.' || c == 'e' || c == 'E' ? "found a non-integer number" : "found a string that is not decimal digits";
+        return false;
+    };
+    // 19 digits fit a u64 (every id and count the artefacts hold): no
+    // 128-bit arithmetic until a longer text needs it.
+    std::size_t i = 0;
+    std::uint64_t head = 0;
+    for (const std::size_t fast = std::min<std::size_t>(text.size(), 19); i < fast; ++i) {
+        const char c = text[i];
+        if (c < '0' || c > '9') return not_a_digit(c);
+        head = head * 10 + static_cast<unsigned>(c - '0');
+    }
+    uint128 x = head;
+    for (; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c < '0' || c > '9') return not_a_digit(c);
         x = x * 10 + static_cast<unsigned>(c - '0');
         if (x > uint128{UINT64_MAX} + 1) break;  // keeps x bounded; reported below
     }

@@ -293,7 +293,10 @@ private:
         if (i == n) { st_ = state::string; goto out; }  // the string goes on in the next block
         if (p[i] == '"') {
             const bool key = in_key_;
-            end_string(p, i++);
+            // Most strings end inside an element and need nothing: only a
+            // captured key or a value at a shallow depth goes further.
+            if (key ? cap_ == capture::key : depth_ < deep_from_) end_string(p, i);
+            ++i;
             if (!key) goto after_finish;
             // Most keys are followed by ": " and a value: straight to it.
             // (The sentinel at p[n] is no space and no value start.)

@@ -272,9 +272,11 @@ private:
                 continue;
             }
             const auto x = dfx::convert::detail::to_int64(integer_token(e));
-            const std::string slot = fmt::format("kernel_ids[{}]", n);
-            if (!opt_.lenient && (!x || *x < -1)) fail("tasks", index_, slot, "expected a func id (an integer >= 0) or -1");
-            if (!x) fail("tasks", index_, slot, "expected an integer in [-2^63, 2^63)");
+            // The slot's name is formatted only for the error: this loop runs
+            // three times per task.
+            if (!opt_.lenient && (!x || *x < -1))
+                fail("tasks", index_, fmt::format("kernel_ids[{}]", n), "expected a func id (an integer >= 0) or -1");
+            if (!x) fail("tasks", index_, fmt::format("kernel_ids[{}]", n), "expected an integer in [-2^63, 2^63)");
             if (n < 3) got[n] = *x;
             ++n;
         }
