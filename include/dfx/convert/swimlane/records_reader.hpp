@@ -32,6 +32,7 @@
 
 #include <fmt/format.h>
 
+#include "dfx/convert/common/integer_rows_scanner.hpp"
 #include "dfx/convert/common/json_object_stream.hpp"
 #include "dfx/convert/common/json_value.hpp"
 #include "dfx/convert/common/pipelined_handler.hpp"
@@ -94,6 +95,13 @@ public:
         return *this;
     }
 
+    // Off: every task row through simdjson On-Demand, none through the fast
+    // path (the two must read the same: the tests compare them).
+    records_reader& fast_rows(bool on) {
+        fast_rows_on_ = on;
+        return *this;
+    }
+
     // Scan and parse on the calling thread alone (another reader has the second core).
     records_reader& threads(reader_threads t) {
         threads_ = t;
@@ -149,6 +157,8 @@ public:
     void batch(std::string_view key, const element_batch& at, simdjson::padded_string_view json) override {
         const member m = member_of(key);
         if (tasks_only_ && m != member::aicore && m != member::aicpu) return;  // grammar checked, fields unused
+        if (m == member::aicore && fast_rows_on_ && take_fast_rows(fast_aicore_, at.first, json)) return;
+        if (m == member::aicpu && fast_rows_on_ && take_fast_rows(fast_aicpu_, at.first, json)) return;
         auto where_array = [&] {
             return m == member::sched || m == member::orch || m == member::host_orch ? fmt::format("{}[{}]", key, at.outer)
                                                                                       : std::string(key);
@@ -269,6 +279,13 @@ private:
             if (n < 6) col[n] = vals_.integer(c, [&] { return fmt::format("aicore_tasks[{}][{}]", row, n); });
             ++n;
         }
+        take_aicore_row(col, n, row);
+    }
+
+    // A task row's columns, checked and kept (the fast path's rows come here
+    // only in range, so for them nothing below throws).
+    void take_aicore_row(const int128 (&col)[6], std::size_t n, std::size_t row) {
+        auto where = [&] { return fmt::format("aicore_tasks[{}]", row); };
         if (n != 5 && n != 6) {
             vals_.fail_at(where(), fmt::format("expected 5 or 6 columns [core_id, task_token_raw, reg_task_id, "
                                                "start_cycles, end_cycles(, receive_to_start_cycles)], found {}",
@@ -304,6 +321,42 @@ private:
         if (v > UINT32_MAX && !vals_.lenient()) vals_.fail_at(where(), "reg_task_id above 2^32-1 (it is a u32 dispatch token)");
     }
 
+    // ---- the fast path (common/integer_rows_scanner.hpp) --------------------
+    // A batch of rows all in plain integers and all in range is taken as it
+    // is; anything else (another type, a fraction, a huge or negative value,
+    // a wrong column count) goes the general way above, which reads the same
+    // text again and finds the same rows or names the error. So the fast
+    // path changes no result and no message, only the time (simdjson's
+    // On-Demand walk was most of `dfx deps`' time reading the records).
+    static bool in_range(const integer_row<6>& r) {
+        const auto& c = r.col;
+        return (r.n == 5 || r.n == 6) && c[0] >= 0 && c[0] <= UINT32_MAX && c[1] >= 0 && c[2] >= 0 &&
+               c[2] <= UINT32_MAX && c[3] >= 0 && c[4] >= 0 && c[5] >= 0;
+    }
+    static bool in_range(const integer_row<4>& r) {
+        const auto& c = r.col;
+        return r.n == 4 && c[0] >= 0 && c[0] <= UINT32_MAX && c[1] >= 0 && c[1] <= UINT32_MAX && c[2] >= 0 &&
+               c[3] >= 0;
+    }
+    void take(const integer_row<6>& r, std::size_t row) {
+        const int128 col[6] = {r.col[0], r.col[1], r.col[2], r.col[3], r.col[4], r.col[5]};
+        take_aicore_row(col, r.n, row);
+    }
+    void take(const integer_row<4>& r, std::size_t row) {
+        const int128 col[4] = {r.col[0], r.col[1], r.col[2], r.col[3]};
+        take_aicpu_row(col, r.n, row);
+    }
+    template <std::size_t Max>
+    bool take_fast_rows(std::vector<integer_row<Max>>& rows, std::size_t first, simdjson::padded_string_view json) {
+        rows.clear();
+        if (!scan_integer_rows(std::string_view(json), rows)) return false;
+        for (const auto& r : rows)
+            if (!in_range(r)) return false;
+        std::size_t row = first;
+        for (const auto& r : rows) take(r, row++);
+        return true;
+    }
+
     void read_aicpu_row(od_value& v, std::size_t row) {
         auto where = [&] { return fmt::format("aicpu_tasks[{}]", row); };
         simdjson::ondemand::array arr;
@@ -316,6 +369,11 @@ private:
             if (n < 4) col[n] = vals_.integer(c, [&] { return fmt::format("aicpu_tasks[{}][{}]", row, n); });
             ++n;
         }
+        take_aicpu_row(col, n, row);
+    }
+
+    void take_aicpu_row(const int128 (&col)[4], std::size_t n, std::size_t row) {
+        auto where = [&] { return fmt::format("aicpu_tasks[{}]", row); };
         if (n != 4) {
             vals_.fail_at(where(), fmt::format("expected 4 columns [core_id, reg_task_id, dispatch_cycles, "
                                                "finish_cycles], found {}",
@@ -461,11 +519,14 @@ private:
     bool keep_phases_ = true;
     bool keep_aicpu_rows_ = true;
     bool loop_only_ = false;
+    bool fast_rows_on_ = true;
     reader_threads threads_ = reader_threads::pipelined;
     std::size_t block_bytes_;
     std::size_t batch_bytes_;
     simdjson::ondemand::parser parser_;
     simdjson::ondemand::document doc_;
+    std::vector<integer_row<6>> fast_aicore_;  // the fast path's scratch, reused per batch
+    std::vector<integer_row<4>> fast_aicpu_;
     records_file out_;
 };
 

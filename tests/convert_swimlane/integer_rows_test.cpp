@@ -1,0 +1,130 @@
+// The records reader's fast path for task rows (common/integer_rows_scanner.hpp):
+// the scanner accepts exactly its documented subset of JSON, and the reader
+// reads the same rows, and fails with the same message, with it as without it.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "dfx/convert/common/integer_rows_scanner.hpp"
+#include "dfx/convert/swimlane/records_reader.hpp"
+#include "scratch_dir.hpp"
+
+namespace conv = dfx::convert;
+namespace sw = dfx::convert::swimlane;
+using swimlane_test::scratch_dir;
+
+namespace {
+
+bool scans(std::string_view text) {
+    std::vector<conv::integer_row<6>> rows;
+    return conv::scan_integer_rows(text, rows);
+}
+
+// Everything a read gives (or its error message), as text to compare.
+std::string outcome(const std::string& path, bool fast, bool lenient) {
+    try {
+        const sw::records_file f = sw::records_reader(path, 64, 96).lenient(lenient).fast_rows(fast).read();
+        std::string s = "base " + std::to_string(f.base_cycles) + " min " + std::to_string(f.min_device_cycles) +
+                        " max " + std::to_string(f.max_device_cycles) + "\n";
+        for (const auto& r : f.aicore)
+            s += "core " + std::to_string(r.core) + " " + std::to_string(r.token) + " " + std::to_string(r.reg) + " " +
+                 std::to_string(r.start) + " " + std::to_string(r.end) + " " + std::to_string(r.r2s) + "\n";
+        for (const auto& r : f.aicpu)
+            s += "cpu " + std::to_string(r.core) + " " + std::to_string(r.reg) + " " + std::to_string(r.dispatch) + " " +
+                 std::to_string(r.finish) + "\n";
+        return s;
+    } catch (const conv::input_error& e) {
+        return std::string("error: ") + e.what();
+    }
+}
+
+std::string records(const std::string& aicore, const std::string& aicpu) {
+    return R"({"chip_swimlane_level": 2, "metadata": {"clock_freq_hz": 50000000, "core_types": ["aic", "aiv"]},)"
+           R"( "aicore_tasks": )" + aicore + R"(, "aicpu_tasks": )" + aicpu + "}";
+}
+
+}  // namespace
+
+TEST_CASE("the row scanner reads arrays of short integer arrays exactly") {
+    std::vector<conv::integer_row<6>> rows;
+    REQUIRE(conv::scan_integer_rows(" [ [3, 17 ,5,1000,\n1200, 40] ,[-0, -7, 999999999999999999]\t,[] ] ", rows));
+    REQUIRE(rows.size() == 3);
+    CHECK(rows[0].n == 6);
+    CHECK(rows[0].col == std::array<std::int64_t, 6>{3, 17, 5, 1000, 1200, 40});
+    CHECK(rows[1].n == 3);
+    CHECK(rows[1].col[0] == 0);
+    CHECK(rows[1].col[1] == -7);
+    CHECK(rows[1].col[2] == 999999999999999999);
+    CHECK(rows[2].n == 0);
+    rows.clear();
+    CHECK(conv::scan_integer_rows("[]", rows));
+    CHECK(rows.empty());
+}
+
+TEST_CASE("the row scanner says no to everything outside its subset") {
+    for (const char* text : {
+             "",                          // nothing
+             "[",                         // unclosed
+             "[[1,2]",                    // unclosed outer
+             "[[1,2],]",                  // trailing comma
+             "[[1,],[2]]",                // trailing comma in a row
+             "[[1 2]]",                   // missing comma
+             "[[1.0]]",                   // a fraction
+             "[[1e3]]",                   // an exponent
+             "[[01]]",                    // a leading zero
+             "[[-]]",                     // a lone minus
+             "[[+1]]",                    // a plus sign
+             "[[1000000000000000000]]",   // 19 digits: the general path's
+             "[[\"1\"]]",                 // a string
+             "[[true]]", "[[null]]",      // other types
+             "[[[1]]]",                   // nested deeper
+             "[1]",                       // a bare integer for a row
+             "[[1,2,3,4,5,6,7]]",         // more columns than the row holds
+             "[[1]] x",                   // trailing bytes
+             "[[1]]]",                    // one bracket too many
+         }) {
+        CAPTURE(text);
+        CHECK_FALSE(scans(text));
+    }
+}
+
+TEST_CASE("task rows read the same with the fast path and without it, errors included") {
+    const std::vector<std::string> docs = {
+        // in the subset: every batch takes the fast path
+        records("[[0, 4294967296, 1, 1000120, 1000620, 5], [1, 4294967297, 1, 1000660, 1001160, 4]]",
+                "[[0, 1, 1000108, 1000630], [1, 1, 1000648, 1001170]]"),
+        records("[[0, 7, 1, 1000120, 1000620], [1, 8, 2, 1000660, 1001160]]", "[[0, 1, 0, 0], [1, 2, 5, 6]]"),
+        // valid but outside the subset: the general path for that batch
+        records("[[0, 7, 1, 1000000000000000000, 1000000000000000005, 0]]", "[]"),
+        records("[[0, 18446744073709551615, 1, 10, 20, 0], [1, 8, 2, 30, 40, 0]]", "[[0, 1, 10, 20]]"),
+        // out of range or malformed: the general path names the error
+        records("[[0, 7, 1, -5, 20, 0]]", "[]"),
+        records("[[0, -7, 1, 5, 20, 0]]", "[]"),
+        records("[[4294967296, 7, 1, 5, 20, 0]]", "[]"),
+        records("[[0, 7, 4294967296, 5, 20, 0]]", "[]"),
+        records("[[0, 7, 1, 5, 20, -1]]", "[]"),
+        records("[[0, 7, 1, 5]]", "[]"),
+        records("[[0, 7, 1, 5, 6, 7, 8]]", "[]"),
+        records("[[0, 7, 1, 5.5, 6, 7]]", "[]"),
+        records("[[0, 7, 1, 5, 6, 7]]", "[[0, 1, 10]]"),
+        records("[[0, 7, 1, 5, 6, 7]]", "[[0, 4294967296, 10, 20]]"),
+        records("[[0, 7, 1, 5, 6, 7]]", "[[0, 1, -10, 20]]"),
+        records("[[0, 7, 1, 5, 6, 7]]", "[[0, 1, \"10\", 20]]"),
+    };
+    scratch_dir dir;
+    for (std::size_t i = 0; i < docs.size(); ++i) {
+        const std::string path = dir.write("r" + std::to_string(i) + ".json", docs[i]);
+        for (const bool lenient : {false, true}) {
+            CAPTURE(docs[i]);
+            CAPTURE(lenient);
+            const std::string general = outcome(path, false, lenient);
+            const std::string fast = outcome(path, true, lenient);
+            CHECK(fast == general);
+        }
+    }
+    // The first document's values, so that "the same" is not "both empty".
+    const std::string first = outcome(dir.write("first.json", docs[0]), true, false);
+    CHECK(first.find("core 1 4294967297 1 1000660 1001160 4") != std::string::npos);
+    CHECK(first.find("cpu 1 1 1000648 1001170") != std::string::npos);
+}
