@@ -61,14 +61,17 @@ line_tables=(-Ddebug=false -Dcpp_args=-g1)
 # longest); -O2 under ASan makes the converters take minutes each;
 # the benchmarks' smoke tests run in the clang build, which compiles at -O0,
 # to keep CI well inside its time.
-# dfx as one translation unit (tools/dfx/meson.build): its eleven commands
-# share most of their code, which compiled once takes a third of the CPU
-# under ASan+UBSan (179 s against about 546 s for the eleven objects).
+# dfx and the converters' unit-test program each as one translation unit
+# (tools/dfx/meson.build): their sources share most of their code, which
+# compiled once takes a third of the CPU under ASan+UBSan (dfx: 179 s against
+# about 546 s for its eleven objects). The release build compiles each source
+# on its own.
 run_build gcc-asan-ubsan g++ "" -Dsanitizers=address,undefined "${line_tables[@]}" -Doptimization=g -Dbenchmarks=disabled \
-  -Dtool_one_unit=true
-run_build clang clang++ "" -Doptimization=0 "${line_tables[@]}" -Dtool_one_unit=true
+  -Dconverters_one_unit=true
+run_build clang clang++ "" -Doptimization=0 "${line_tables[@]}" -Dconverters_one_unit=true
 run_build gcc-tsan g++ "tests/transport/transport_tests:transport tests/convert_swimlane/convert_swimlane_tests:swimlane_unit
-  tests/convert_deps/convert_deps_units:convert_deps_units" -Dsanitizers=thread -Doptimization=2 "${line_tables[@]}" -Dexamples=disabled
+  tests/convert_deps/convert_deps_units:convert_deps_units" -Dsanitizers=thread -Doptimization=2 "${line_tables[@]}" -Dexamples=disabled \
+  -Dconverters_one_unit=true
 # A user's plain release build (buildtype=release: -O3), warnings as errors,
 # because some g++ 12 warnings appear only at -O3. Only the two programs and
 # the tests g++ 12 warned in at -O3, not the whole project: about 3 minutes

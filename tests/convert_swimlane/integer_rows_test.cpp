@@ -39,7 +39,7 @@ std::string outcome(const std::string& path, bool fast, bool lenient) {
     }
 }
 
-std::string records(const std::string& aicore, const std::string& aicpu) {
+std::string records_doc(const std::string& aicore, const std::string& aicpu) {
     return R"({"chip_swimlane_level": 2, "metadata": {"clock_freq_hz": 50000000, "core_types": ["aic", "aiv"]},)"
            R"( "aicore_tasks": )" + aicore + R"(, "aicpu_tasks": )" + aicpu + "}";
 }
@@ -92,25 +92,25 @@ TEST_CASE("the row scanner says no to everything outside its subset") {
 TEST_CASE("task rows read the same with the fast path and without it, errors included") {
     const std::vector<std::string> docs = {
         // in the subset: every batch takes the fast path
-        records("[[0, 4294967296, 1, 1000120, 1000620, 5], [1, 4294967297, 1, 1000660, 1001160, 4]]",
+        records_doc("[[0, 4294967296, 1, 1000120, 1000620, 5], [1, 4294967297, 1, 1000660, 1001160, 4]]",
                 "[[0, 1, 1000108, 1000630], [1, 1, 1000648, 1001170]]"),
-        records("[[0, 7, 1, 1000120, 1000620], [1, 8, 2, 1000660, 1001160]]", "[[0, 1, 0, 0], [1, 2, 5, 6]]"),
+        records_doc("[[0, 7, 1, 1000120, 1000620], [1, 8, 2, 1000660, 1001160]]", "[[0, 1, 0, 0], [1, 2, 5, 6]]"),
         // valid but outside the subset: the general path for that batch
-        records("[[0, 7, 1, 1000000000000000000, 1000000000000000005, 0]]", "[]"),
-        records("[[0, 18446744073709551615, 1, 10, 20, 0], [1, 8, 2, 30, 40, 0]]", "[[0, 1, 10, 20]]"),
+        records_doc("[[0, 7, 1, 1000000000000000000, 1000000000000000005, 0]]", "[]"),
+        records_doc("[[0, 18446744073709551615, 1, 10, 20, 0], [1, 8, 2, 30, 40, 0]]", "[[0, 1, 10, 20]]"),
         // out of range or malformed: the general path names the error
-        records("[[0, 7, 1, -5, 20, 0]]", "[]"),
-        records("[[0, -7, 1, 5, 20, 0]]", "[]"),
-        records("[[4294967296, 7, 1, 5, 20, 0]]", "[]"),
-        records("[[0, 7, 4294967296, 5, 20, 0]]", "[]"),
-        records("[[0, 7, 1, 5, 20, -1]]", "[]"),
-        records("[[0, 7, 1, 5]]", "[]"),
-        records("[[0, 7, 1, 5, 6, 7, 8]]", "[]"),
-        records("[[0, 7, 1, 5.5, 6, 7]]", "[]"),
-        records("[[0, 7, 1, 5, 6, 7]]", "[[0, 1, 10]]"),
-        records("[[0, 7, 1, 5, 6, 7]]", "[[0, 4294967296, 10, 20]]"),
-        records("[[0, 7, 1, 5, 6, 7]]", "[[0, 1, -10, 20]]"),
-        records("[[0, 7, 1, 5, 6, 7]]", "[[0, 1, \"10\", 20]]"),
+        records_doc("[[0, 7, 1, -5, 20, 0]]", "[]"),
+        records_doc("[[0, -7, 1, 5, 20, 0]]", "[]"),
+        records_doc("[[4294967296, 7, 1, 5, 20, 0]]", "[]"),
+        records_doc("[[0, 7, 4294967296, 5, 20, 0]]", "[]"),
+        records_doc("[[0, 7, 1, 5, 20, -1]]", "[]"),
+        records_doc("[[0, 7, 1, 5]]", "[]"),
+        records_doc("[[0, 7, 1, 5, 6, 7, 8]]", "[]"),
+        records_doc("[[0, 7, 1, 5.5, 6, 7]]", "[]"),
+        records_doc("[[0, 7, 1, 5, 6, 7]]", "[[0, 1, 10]]"),
+        records_doc("[[0, 7, 1, 5, 6, 7]]", "[[0, 4294967296, 10, 20]]"),
+        records_doc("[[0, 7, 1, 5, 6, 7]]", "[[0, 1, -10, 20]]"),
+        records_doc("[[0, 7, 1, 5, 6, 7]]", "[[0, 1, \"10\", 20]]"),
     };
     scratch_dir dir;
     for (std::size_t i = 0; i < docs.size(); ++i) {
