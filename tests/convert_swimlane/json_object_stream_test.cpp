@@ -40,6 +40,7 @@ struct batch_recorder final : json_member_handler {
     member_use use(std::string_view key) override {
         if (key == "flat") return member_use::batches;
         if (key == "lanes") return member_use::nested_batches;
+        if (key == "counted") return member_use::lanes_only;
         return member_use::skip;
     }
     void value(std::string_view key, simdjson::padded_string_view json) override {
@@ -120,6 +121,29 @@ TEST_CASE("json_object_stream: batches and nested batches do not depend on block
     std::size_t small_batches = 0;
     run_batches(path, text, 5, 1, false, &small_batches);
     CHECK(small_batches == 9);  // batch_bytes 1: every element is its own batch
+}
+
+TEST_CASE("json_object_stream: lanes_only counts the inner arrays and delivers none of their elements") {
+    scratch_dir dir;
+    const std::string text =
+        R"({"counted": [[{"k": 1}, {"k": [2, [3]]}], [], null, "oops", [[7], 8 ]], "flat": [1], "counted2": 5})";
+    const auto path = dir.write("c.json", text);
+    // The same as nested_batches ("lanes" above) without the batches.
+    const std::vector<std::string> want = {R"(counted[2] not an array: null)", R"(counted[3] not an array: "oops")",
+                                           "counted len 5", "flat[0](0)=1", "flat len 1"};
+    for (std::size_t block : {1, 3, 16, 1 << 20}) {
+        CAPTURE(block);
+        std::size_t batches = 0;
+        CHECK(run_batches(path, text, block, 4, false, &batches) == want);
+        CHECK(batches == 1);  // flat's
+        CHECK(run_batches(path, text, block, 4, true) == want);
+    }
+    // Not delivered is not unchecked: the grammar inside a lane is still the stream's.
+    for (const std::string bad : {R"([[1, 2,]])", R"([[1 2]])", R"([[{"k": }]])", R"([["\x"]])", "[[1, 2]"}) {
+        CAPTURE(bad);
+        const std::string t = R"({"counted": )" + bad + "}";
+        CHECK_THROWS_AS(run_batches(dir.write("bad.json", t), t, 3, 4, true), input_error);
+    }
 }
 
 TEST_CASE("json_object_stream: a member asked for in batches that is no array is delivered whole") {

@@ -61,6 +61,8 @@ enum class member_use : unsigned char {
     nested_batches,  // an array of arrays (one lane per thread): the elements of each inner array in
                      // runs, with the inner array's index; an element that is no array goes to element();
                      // a non-array value is delivered whole
+    lanes_only,      // as nested_batches, but the inner arrays' elements are validated and dropped,
+                     // not delivered: array_end still counts the lanes (no copy of what is not read)
 };
 
 // Where a batch's elements sit: elements first .. first + count - 1 of the
@@ -432,7 +434,7 @@ private:
                 start_capture(i, depth, capture::value);
             } else if (use_ == member_use::batches) {
                 add_to_batch(i, depth, 0, element_count_ - 1);
-            } else if (use_ == member_use::nested_batches) {
+            } else if (use_ == member_use::nested_batches || use_ == member_use::lanes_only) {
                 if (c == '[') {
                     in_inner_array_ = true;
                     inner_count_ = 0;
@@ -442,14 +444,14 @@ private:
             }
         } else if (depth == elements_at + 1 && in_inner_array_) {
             ++inner_count_;
-            add_to_batch(i, depth, element_count_ - 1, inner_count_ - 1);
+            if (use_ == member_use::nested_batches) add_to_batch(i, depth, element_count_ - 1, inner_count_ - 1);
         }
     }
 
     void ask_use() {
         use_ = handler_->use(key_);
         // An inner array's elements sit one level deeper than a member's.
-        deep_from_ = use_ == member_use::nested_batches ? 4 : 3;
+        deep_from_ = use_ == member_use::nested_batches || use_ == member_use::lanes_only ? 4 : 3;
     }
 
     // An element starts at p[i]: it opens a batch or joins the open one.

@@ -5,7 +5,9 @@
 // The file is walked by common/json_object_stream.hpp (bounded memory
 // whatever its size, every byte checked against the JSON grammar and UTF-8);
 // the bulk arrays arrive in batches of rows, parsed by simdjson On-Demand on a
-// second thread (pipelined_handler.hpp) while the stream scans ahead. Both
+// second thread (pipelined_handler.hpp) while the stream scans ahead; a batch
+// of task rows written in plain in-range integers, as real files are, is
+// read by a fast path instead (common/integer_rows_scanner.hpp). Both
 // schema generations are accepted: 6-column `aicore_tasks` ("v3") and the
 // older 5-column rows without receive_to_start_cycles ("v2").
 //
@@ -124,7 +126,10 @@ public:
             case member::uploads: return member_use::batches;
             case member::sched:
             case member::orch:
-            case member::host_orch: return member_use::nested_batches;
+            case member::host_orch:
+                // tasks_only: the lanes counted, their records validated and not read
+                // (they were copied into batches only to be dropped: half of `dfx deps`' copying)
+                return tasks_only_ ? member_use::lanes_only : member_use::nested_batches;
             case member::other: break;
         }
         return member_use::skip;
