@@ -1,11 +1,12 @@
 // Instructions per task of the args dump capture, exactly, under callgrind:
 // the same task as args_dump_bench's BM_scheduler_args_dump_* (4 inputs and
 // 1 output of 256 B, input 1 marked; before_dispatch, the register write,
-// after_completion), on channels that hold the whole run (the producer never
+// after_completion; task, dispatch and floor from bench/args_dump_task.hpp,
+// shared with args_dump_bench), on channels that hold the whole run (the producer never
 // waits), with only the task loop instrumented.
 //
 //   args_dump_ir MODE TASKS      MODE: plain | floor1 | floor2 | dump1 | dump2
-//   valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file=OUT args_dump_ir dump1 20000
+//   valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=OUT args_dump_ir dump1 20000
 //   callgrind_annotate OUT | grep 'PROGRAM TOTALS'
 //
 // Run each mode at two task counts: (Ir(2N) - Ir(N)) / N is the cost of one
