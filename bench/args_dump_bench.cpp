@@ -50,6 +50,7 @@
 // after each iteration, so the bytes stay in the page cache.
 #include <benchmark/benchmark.h>
 
+#include "args_dump_task.hpp"
 #include "checked_run.hpp"
 #include "floor.hpp"
 #include "no_wait_channels.hpp"
@@ -83,17 +84,14 @@ using guards = set::scheduler;
 using sink_type = dfx::scheduler_sink<guards, dfx::block<>>;
 using view_type = dfx::scheduler_view<guards, dfx::tsc_clock, sink_type>;
 
-constexpr std::array<std::int32_t, 3> kernels{-1, 0, -1};
-
-dfx::tensor_view bytes_view(const std::vector<std::uint8_t>& data) {
-    dfx::tensor_view v;
-    v.addr = reinterpret_cast<std::uintptr_t>(data.data());
-    v.dtype = static_cast<std::uint8_t>(dfx::dtype::uint8);
-    v.ndims = 1;
-    v.shape[0] = static_cast<std::uint32_t>(data.size());
-    v.strides[0] = 1;
-    return v;
-}
+// The per-task benchmarks' task, dispatch and floor (shared with bench/args_dump_ir.cpp).
+using bench::args_dump::bytes_view;
+using bench::args_dump::dispatch_work;
+using bench::args_dump::dump_sink;
+using bench::args_dump::dump_task;
+using bench::args_dump::dump_view;
+using bench::args_dump::kernels;
+using bench::args_dump::tensor_bytes;
 
 dfx::args_dump_layout bench_layout(std::uint32_t threads) {
     dfx::args_dump_layout layout;
@@ -202,44 +200,8 @@ void BM_capture_small(benchmark::State& state) {
 // The gated twins' run-time dump level (see the top of the file).
 volatile int runtime_dump_level = 0;
 
-template <int Level>
-using dump_guards = typename dfx::collectors<dfx::swimlane_level<0>, dfx::dump_level<Level>>::scheduler;
-template <int Level>
-using dump_sink = dfx::scheduler_sink<dump_guards<Level>, dfx::block<>>;
-template <int Level>
-using dump_view = dfx::scheduler_view<dump_guards<Level>, dfx::tsc_clock, dump_sink<Level>>;
 // Levels 1 and 2 send the same record kinds, so one sink serves both views of a gated twin.
 static_assert(std::is_same_v<dump_sink<1>, dump_sink<2>>);
-
-constexpr std::uint64_t tensor_bytes = 256;
-
-// One task's arguments: 4 inputs and 1 output, input 1 marked for level 1.
-struct dump_task {
-    std::vector<std::vector<std::uint8_t>> data;
-    std::array<dfx::tensor_view, 5> views;
-    dfx::task_args<> args;
-
-    dump_task() : data(5, std::vector<std::uint8_t>(tensor_bytes, 7)) {
-        for (std::size_t i = 0; i < views.size(); ++i) views[i] = bytes_view(data[i]);
-        for (std::size_t i = 0; i < 4; ++i) args.add_input(views[i]);
-        args.add_output(views[4]);
-        args.dump(views[1]);
-    }
-
-    // Payload bytes per task captured at a level: the marked input at 1;
-    // the 4 inputs before dispatch and the output after completion at 2.
-    static constexpr std::uint64_t bytes_at(int level) { return level == 2 ? 5 * tensor_bytes : level == 1 ? tensor_bytes : 0; }
-};
-
-// The scheduler's dispatch without DFX: write the core's register. Every
-// variant does exactly this.
-struct dispatch_work {
-    std::uint32_t reg[8] = {};
-    void dispatch(std::uint64_t task) {
-        reg[task & 7] = static_cast<std::uint32_t>(task);
-        benchmark::DoNotOptimize(reg);
-    }
-};
 
 // A live host for levels 1 and 2 (the gated twin's level 0 still has one:
 // its compiled captures need their channels).
@@ -344,28 +306,12 @@ void BM_scheduler_args_dump_floor(benchmark::State& state) {
     auto arena = std::make_unique<bench::floor_arena>();
     dump_task t;
     dispatch_work w;
-    const auto capture = [&](std::uint64_t task, std::size_t i) {
-        dfx::args_dump_record r;
-        r.task_id = task;
-        r.arg_index = static_cast<std::uint32_t>(i);
-        r.payload_size = tensor_bytes;
-        r.shape[0] = static_cast<std::uint32_t>(tensor_bytes);
-        r.strides[0] = 1;
-        r.ndims = 1;
-        arena->put(r);
-        std::memcpy(arena->take(tensor_bytes), t.data[i].data(), tensor_bytes);
-        benchmark::ClobberMemory();
-    };
     std::uint64_t task = 0;
     for (auto _ : state) {
         ++task;
-        if constexpr (Level == 1) {
-            capture(task, 1);
-        } else {
-            for (std::size_t i = 0; i < 4; ++i) capture(task, i);
-        }
+        bench::args_dump::floor_capture<Level>(*arena, t, task);
         w.dispatch(task);
-        if constexpr (Level == 2) capture(task, 4);
+        bench::args_dump::floor_complete<Level>(*arena, t, task);
     }
     state.SetLabel(dump_label(Level));
 }

@@ -1,11 +1,12 @@
 // Instructions per task of the args dump capture, exactly, under callgrind:
 // the same task as args_dump_bench's BM_scheduler_args_dump_* (4 inputs and
 // 1 output of 256 B, input 1 marked; before_dispatch, the register write,
-// after_completion), on channels that hold the whole run (the producer never
+// after_completion; task, dispatch and floor from bench/args_dump_task.hpp,
+// shared with args_dump_bench), on channels that hold the whole run (the producer never
 // waits), with only the task loop instrumented.
 //
 //   args_dump_ir MODE TASKS      MODE: plain | floor1 | floor2 | dump1 | dump2
-//   valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file=OUT args_dump_ir dump1 20000
+//   valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=OUT args_dump_ir dump1 20000
 //   callgrind_annotate OUT | grep 'PROGRAM TOTALS'
 //
 // Run each mode at two task counts: (Ir(2N) - Ir(N)) / N is the cost of one
@@ -28,49 +29,14 @@
 
 #include <unistd.h>
 
+#include "args_dump_task.hpp"
 #include "dfx/collect.hpp"
 #include "dfx/output/args_dump_host.hpp"
 #include "floor.hpp"
 
 namespace {
 
-constexpr std::uint64_t tensor_bytes = 256;
-constexpr std::array<std::int32_t, 3> kernels{-1, 0, -1};
-
-template <int Level>
-using dump_guards = typename dfx::collectors<dfx::swimlane_level<0>, dfx::dump_level<Level>>::scheduler;
-template <int Level>
-using dump_sink = dfx::scheduler_sink<dump_guards<Level>, dfx::block<>>;
-template <int Level>
-using dump_view = dfx::scheduler_view<dump_guards<Level>, dfx::tsc_clock, dump_sink<Level>>;
-
-struct dump_task {
-    std::vector<std::vector<std::uint8_t>> data;
-    std::array<dfx::tensor_view, 5> views;
-    dfx::task_args<> args;
-
-    dump_task() : data(5, std::vector<std::uint8_t>(tensor_bytes, 7)) {
-        for (std::size_t i = 0; i < views.size(); ++i) {
-            dfx::tensor_view& v = views[i];
-            v.addr = reinterpret_cast<std::uintptr_t>(data[i].data());
-            v.dtype = static_cast<std::uint8_t>(dfx::dtype::uint8);
-            v.ndims = 1;
-            v.shape[0] = static_cast<std::uint32_t>(tensor_bytes);
-            v.strides[0] = 1;
-        }
-        for (std::size_t i = 0; i < 4; ++i) args.add_input(views[i]);
-        args.add_output(views[4]);
-        args.dump(views[1]);
-    }
-};
-
-struct dispatch_work {
-    std::uint32_t reg[8] = {};
-    void dispatch(std::uint64_t task) {
-        reg[task & 7] = static_cast<std::uint32_t>(task);
-        benchmark::DoNotOptimize(reg);
-    }
-};
+using namespace bench::args_dump;
 
 void plain(std::uint64_t tasks) {
     dispatch_work w;
@@ -84,27 +50,11 @@ void floor(std::uint64_t tasks) {
     auto arena = std::make_unique<bench::floor_arena>();
     dump_task t;
     dispatch_work w;
-    const auto capture = [&](std::uint64_t task, std::size_t i) {
-        dfx::args_dump_record r;
-        r.task_id = task;
-        r.arg_index = static_cast<std::uint32_t>(i);
-        r.payload_size = tensor_bytes;
-        r.shape[0] = static_cast<std::uint32_t>(tensor_bytes);
-        r.strides[0] = 1;
-        r.ndims = 1;
-        arena->put(r);
-        std::memcpy(arena->take(tensor_bytes), t.data[i].data(), tensor_bytes);
-        benchmark::ClobberMemory();
-    };
     CALLGRIND_START_INSTRUMENTATION;
     for (std::uint64_t task = 1; task <= tasks; ++task) {
-        if constexpr (Level == 1) {
-            capture(task, 1);
-        } else {
-            for (std::size_t i = 0; i < 4; ++i) capture(task, i);
-        }
+        floor_capture<Level>(*arena, t, task);
         w.dispatch(task);
-        if constexpr (Level == 2) capture(task, 4);
+        floor_complete<Level>(*arena, t, task);
     }
     CALLGRIND_STOP_INSTRUMENTATION;
 }
@@ -116,7 +66,7 @@ int dump(std::uint64_t tasks) {
     std::filesystem::create_directories(dir);
     dfx::args_dump_layout layout;
     const std::uint64_t chunks = tasks * (Level == 2 ? 2 : 1);
-    const std::uint64_t records = tasks * (Level == 2 ? 5 : 1);
+    const std::uint64_t records = tasks * dump_task::records_at(Level);
     layout.records = {static_cast<std::uint32_t>(records / 1024 + 2), 1024};
     layout.payload = {static_cast<std::uint32_t>(chunks / 1024 + 2), 1024};
     dump_task t;
@@ -147,7 +97,7 @@ int dump(std::uint64_t tasks) {
             }
     }
     std::filesystem::remove_all(dir);
-    const std::uint64_t expected = tasks * (Level == 2 ? 5 : 1) * tensor_bytes;
+    const std::uint64_t expected = tasks * dump_task::bytes_at(Level);
     if (written != expected) {
         std::fprintf(stderr, "args_dump_ir: %llu payload bytes written, expected %llu\n",
                      static_cast<unsigned long long>(written), static_cast<unsigned long long>(expected));

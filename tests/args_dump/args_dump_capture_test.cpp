@@ -193,6 +193,38 @@ TEST_CASE("strided views are gathered row-major (logical_contiguous)") {
     CHECK(r.json.find(R"("dtype": "UINT16", "is_contiguous": false, "shape": [4], "strides": [2], "start_offset": 1, "numel": 4, "bin_offset": 32, "bin_size": 8,)") != std::string::npos);
 }
 
+TEST_CASE("a batch that just fits one chunk and one a byte past it: the same bytes and offsets either way") {
+    // 4,000 contiguous bytes, then every other byte of a row: 32 of them make
+    // a 4,032-byte batch (one chunk, claimed whole), 33 a 4,033-byte one (two
+    // chunks, cut inside the strided gather).
+    static std::uint8_t block[4000];
+    for (int i = 0; i < 4000; ++i) block[i] = static_cast<std::uint8_t>(i * 7);
+    std::uint8_t row[66];
+    for (int i = 0; i < 66; ++i) row[i] = static_cast<std::uint8_t>(200 + i);
+    const dfx::tensor_view whole = view_of(block, dtype::uint8, {4000}, {1});
+    const dfx::tensor_view fits = view_of(row, dtype::uint8, {32}, {2});
+    const dfx::tensor_view past = view_of(row, dtype::uint8, {33}, {2});
+    dfx::task_args<> one, two;
+    one.add_input(whole);
+    one.add_input(fits);
+    two.add_input(whole);
+    two.add_input(past);
+    const auto r = dump_test::run<2>("chunk_limit", dump_test::small_layout(), [&](auto& view) {
+        view.before_dispatch(1, {1, -1, -1}, one);
+        view.before_dispatch(2, {1, -1, -1}, two);
+    });
+    std::string expected(reinterpret_cast<const char*>(block), 4000);
+    for (int i = 0; i < 32; ++i) expected += static_cast<char>(row[2 * i]);
+    expected.append(reinterpret_cast<const char*>(block), 4000);
+    for (int i = 0; i < 33; ++i) expected += static_cast<char>(row[2 * i]);
+    CHECK(r.bin.size() == 4032 + 4033);
+    CHECK(r.bin == expected);
+    CHECK(r.json.find(R"("numel": 4000, "bin_offset": 0, "bin_size": 4000,)") != std::string::npos);
+    CHECK(r.json.find(R"("numel": 32, "bin_offset": 4000, "bin_size": 32,)") != std::string::npos);
+    CHECK(r.json.find(R"("numel": 4000, "bin_offset": 4032, "bin_size": 4000,)") != std::string::npos);
+    CHECK(r.json.find(R"("numel": 33, "bin_offset": 8032, "bin_size": 33,)") != std::string::npos);
+}
+
 TEST_CASE("scalars: value rendering per dtype, arg_index = tensor_count + j, role input") {
     float x[2] = {1, 2};
     const dfx::tensor_view t = view_of(x, dtype::float32, {2}, {1});

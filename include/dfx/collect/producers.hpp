@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 
 #include "dfx/transport/producer.hpp"
 
@@ -25,9 +26,11 @@ public:
     using producer<Records, Overflow>::push...;
     // In place (transport/producer.hpp): claim<R>() -> R* or nullptr (dropped), then commit<R>();
     // a packed record (transport/packed_records.hpp): claim<R>(payload), commit<R>(payload).
-    template <class Record, class... Size>
-    [[nodiscard]] Record* claim(Size... payload) noexcept {
-        return static_cast<producer<Record, Overflow>&>(*this).claim(payload...);
+    // Either takes a last argument make, a callable returning the record: it
+    // is then constructed in the slot from its final values.
+    template <class Record, class... Claim>
+    [[nodiscard]] Record* claim(Claim&&... claim) noexcept {
+        return static_cast<producer<Record, Overflow>&>(*this).claim(std::forward<Claim>(claim)...);
     }
     template <class Record, class... Size>
     void commit(Size... payload) noexcept {

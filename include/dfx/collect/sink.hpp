@@ -7,6 +7,11 @@
 // claim one (dfx::producers, transport/producer.hpp), so a large record is
 // not built on the stack and copied; with a push-only sink it builds the
 // record and pushes it. A record the overflow policy drops is not filled.
+//
+//   dfx::emplace_record<R>(sink, [&] { return R{.field = ..., ...}; });
+// the same for a record whose every field is known at once: constructed in
+// the slot from make()'s result (no default initialisation, then a second
+// write of each field), or built and pushed.
 #pragma once
 
 #include <concepts>
@@ -29,6 +34,15 @@ void emit_record(Sink& sink, Fill&& fill) noexcept {
         Record r;
         fill(r);
         sink.push(r);
+    }
+}
+
+template <class Record, class Sink, class Make>
+void emplace_record(Sink& sink, Make&& make) noexcept {
+    if constexpr (requires { { sink.template claim<Record>(make) } -> std::same_as<Record*>; }) {
+        if (sink.template claim<Record>(make)) sink.template commit<Record>();
+    } else {
+        sink.push(make());
     }
 }
 

@@ -33,6 +33,22 @@ constexpr bool view_is_contiguous(const tensor_view& v) noexcept {
     return true;
 }
 
+// Both of the above in one walk of the dimensions (innermost first: a
+// contiguous view's strides are the running product that ends as numel).
+struct view_layout {
+    std::uint64_t numel = 1;
+    bool contiguous = true;
+};
+constexpr view_layout layout_of(const tensor_view& v) noexcept {
+    const int ndims = v.ndims < max_tensor_dims ? v.ndims : max_tensor_dims;
+    view_layout l;
+    for (int d = ndims - 1; d >= 0; --d) {
+        l.contiguous &= v.strides[d] == l.numel;
+        l.numel *= v.shape[d];
+    }
+    return l;
+}
+
 // Calls emit(const std::byte* source, std::uint64_t bytes) for the first
 // `max_bytes` bytes of the view's logical stream, in order.
 template <class Emit>

@@ -131,6 +131,10 @@ public:
         return stage_tensors_[stage == dump_stage::before_dispatch ? 0 : 1];
     }
     std::uint64_t ambiguous_mask() const noexcept { return compose(tensor_ambiguous_, scalar_ambiguous_); }
+    // The two halves of dump_mask() apart (bit i: tensor slot i, bit j:
+    // scalar j), so a capture tests each without shifting them together.
+    std::uint64_t tensor_dump_mask() const noexcept { return tensor_marks_; }
+    std::uint64_t scalar_dump_mask() const noexcept { return scalar_marks_; }
 
     // The first error, or nullptr.
     const char* error() const noexcept { return error_; }

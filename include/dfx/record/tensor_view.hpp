@@ -35,10 +35,15 @@ constexpr const char* dtype_name(std::uint8_t code) noexcept {
     return code < 15 ? names[code] : "UNKNOWN";
 }
 
+namespace detail {
+// At namespace scope, not a local constexpr array: a local one is built on
+// the stack at every call (15 stores on the args dump's hot path).
+inline constexpr std::uint8_t dtype_sizes[] = {4, 2, 4, 2, 1, 1, 2, 8, 8, 2, 4, 1, 1, 1, 1};
+}  // namespace detail
+
 // Bytes per element; 0 for an unknown code. (FP4 is stored a byte per element, as the reference does.)
 constexpr std::uint32_t dtype_size(std::uint8_t code) noexcept {
-    constexpr std::uint8_t sizes[] = {4, 2, 4, 2, 1, 1, 2, 8, 8, 2, 4, 1, 1, 1, 1};
-    return code < 15 ? sizes[code] : 0;
+    return code < 15 ? detail::dtype_sizes[code] : 0;
 }
 
 // How a task uses an argument (the reference's TensorArgType codes).

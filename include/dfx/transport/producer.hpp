@@ -7,11 +7,15 @@
 //                          // the same, written straight into the buffer's slot: for a large
 //                          // record filled piecewise (an args dump chunk), only the bytes
 //                          // written are touched; nullptr = dropped (counted), no commit
+//   if (out.claim([&] { return Record{...}; })) out.commit();
+//                          // the same, the record constructed in the slot from its final
+//                          // values (no default initialisation first)
 //   out.finish();          // or the destructor: publish the partial buffer, say "exited"
 //
 // A packed record (transport/packed_records.hpp: a header and its own
 // payload, variable length) is only claimed, with its payload size:
 //   if (Chunk* c = out.claim(n)) { ...header and n bytes after it...; out.commit(n); }
+//   (or out.claim(n, [&] { return Chunk{...}; }): the header from its final values)
 // and records are packed back to back in the buffer, so a small one costs
 // its size, not the largest slot.
 //
@@ -83,15 +87,18 @@ public:
     [[nodiscard]] Record* claim() noexcept
         requires(!packed_record<Record>)
     {
-        ++produced_;
-        channel_.counters().produced.store(produced_, std::memory_order_relaxed);
-        if (count_ == limit_) [[unlikely]] {
-            if (!next_buffer()) {
-                ++dropped_;
-                return nullptr;
-            }
-        }
-        return ::new (static_cast<void*>(records_ + std::size_t{count_} * sizeof(Record))) Record;
+        void* slot = claim_slot();
+        return slot ? ::new (slot) Record : nullptr;
+    }
+    // The same, the record constructed in the slot from make()'s result (a
+    // prvalue: guaranteed elision, so each byte is written once, with its
+    // final value, not default-initialised first). make() is not called when
+    // the record is dropped.
+    template <class Make>
+        requires(!packed_record<Record> && std::is_same_v<std::invoke_result_t<Make&>, Record>)
+    [[nodiscard]] Record* claim(Make&& make) noexcept {
+        void* slot = claim_slot();
+        return slot ? ::new (slot) Record(make()) : nullptr;
     }
     // The claimed record is complete: it goes with the buffer.
     void commit() noexcept
@@ -108,16 +115,15 @@ public:
     [[nodiscard]] Record* claim(std::uint32_t payload) noexcept
         requires packed_record<Record>
     {
-        ++produced_;
-        channel_.counters().produced.store(produced_, std::memory_order_relaxed);
-        const std::uint32_t stride = packed_stride<Record>(payload);
-        if (room_ - used_ < stride) [[unlikely]] {
-            if (!next_buffer()) {
-                ++dropped_;
-                return nullptr;
-            }
-        }
-        return ::new (static_cast<void*>(records_ + used_)) Record;
+        void* slot = claim_packed_slot(payload);
+        return slot ? ::new (slot) Record : nullptr;
+    }
+    // The same, the header constructed from make()'s result (as claim(make) above).
+    template <class Make>
+        requires(packed_record<Record> && std::is_same_v<std::invoke_result_t<Make&>, Record>)
+    [[nodiscard]] Record* claim(std::uint32_t payload, Make&& make) noexcept {
+        void* slot = claim_packed_slot(payload);
+        return slot ? ::new (slot) Record(make()) : nullptr;
     }
     // The claimed record is complete with `payload` bytes (at most what was
     // claimed; the header's packed_payload_bytes() says the same).
@@ -151,6 +157,32 @@ public:
     }
 
 private:
+    // A claim's accounting and room test: the free slot, or nullptr when the
+    // overflow policy dropped the record (counted).
+    void* claim_slot() noexcept {
+        ++produced_;
+        channel_.counters().produced.store(produced_, std::memory_order_relaxed);
+        if (count_ == limit_) [[unlikely]] {
+            if (!next_buffer()) {
+                ++dropped_;
+                return nullptr;
+            }
+        }
+        return records_ + std::size_t{count_} * sizeof(Record);
+    }
+    void* claim_packed_slot(std::uint32_t payload) noexcept {
+        ++produced_;
+        channel_.counters().produced.store(produced_, std::memory_order_relaxed);
+        const std::uint32_t stride = packed_stride<Record>(payload);
+        if (room_ - used_ < stride) [[unlikely]] {
+            if (!next_buffer()) {
+                ++dropped_;
+                return nullptr;
+            }
+        }
+        return records_ + used_;
+    }
+
     [[gnu::noinline]] bool next_buffer() noexcept {
         if (records_) publish_current();
         std::uint32_t index = 0;

@@ -1,0 +1,108 @@
+// The task the args dump's per-task benchmarks run, written once for
+// bench/args_dump_bench.cpp (timed) and bench/args_dump_ir.cpp (callgrind):
+//
+//   bench::args_dump::dump_task t;           4 inputs and 1 output of 256 B, input 1 marked
+//   bench::args_dump::dispatch_work w;       the scheduler's uninstrumented work
+//   bench::args_dump::floor_capture<Level>(arena, t, task);   the floor's copies, before dispatch
+//   w.dispatch(task);
+//   bench::args_dump::floor_complete<Level>(arena, t, task);  ...and after completion
+//
+// One task per iteration: before_dispatch, the register write,
+// after_completion. The floor (bench/floor.hpp) is what a capture must copy:
+// each captured tensor's bytes and its 128-byte metadata record (level 1:
+// the marked input, 256 + 128 B; level 2: every tensor, 5 x (256 + 128) B).
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "dfx/collect.hpp"
+#include "floor.hpp"
+
+namespace bench::args_dump {
+
+template <int Level>
+using dump_guards = typename dfx::collectors<dfx::swimlane_level<0>, dfx::dump_level<Level>>::scheduler;
+template <int Level>
+using dump_sink = dfx::scheduler_sink<dump_guards<Level>, dfx::block<>>;
+template <int Level>
+using dump_view = dfx::scheduler_view<dump_guards<Level>, dfx::tsc_clock, dump_sink<Level>>;
+
+inline constexpr std::uint64_t tensor_bytes = 256;
+inline constexpr std::array<std::int32_t, 3> kernels{-1, 0, -1};
+
+inline dfx::tensor_view bytes_view(const std::vector<std::uint8_t>& data) {
+    dfx::tensor_view v;
+    v.addr = reinterpret_cast<std::uintptr_t>(data.data());
+    v.dtype = static_cast<std::uint8_t>(dfx::dtype::uint8);
+    v.ndims = 1;
+    v.shape[0] = static_cast<std::uint32_t>(data.size());
+    v.strides[0] = 1;
+    return v;
+}
+
+// One task's arguments: 4 inputs and 1 output, input 1 marked for level 1.
+struct dump_task {
+    std::vector<std::vector<std::uint8_t>> data;
+    std::array<dfx::tensor_view, 5> views;
+    dfx::task_args<> args;
+
+    dump_task() : data(5, std::vector<std::uint8_t>(tensor_bytes, 7)) {
+        for (std::size_t i = 0; i < views.size(); ++i) views[i] = bytes_view(data[i]);
+        for (std::size_t i = 0; i < 4; ++i) args.add_input(views[i]);
+        args.add_output(views[4]);
+        args.dump(views[1]);
+    }
+
+    // Payload bytes per task captured at a level: the marked input at 1;
+    // the 4 inputs before dispatch and the output after completion at 2.
+    static constexpr std::uint64_t bytes_at(int level) { return level == 2 ? 5 * tensor_bytes : level == 1 ? tensor_bytes : 0; }
+    // Metadata records per task at a level.
+    static constexpr std::uint64_t records_at(int level) { return level == 2 ? 5 : level == 1 ? 1 : 0; }
+};
+
+// The scheduler's dispatch without DFX: write the core's register. Every
+// variant does exactly this.
+struct dispatch_work {
+    std::uint32_t reg[8] = {};
+    void dispatch(std::uint64_t task) {
+        reg[task & 7] = static_cast<std::uint32_t>(task);
+        benchmark::DoNotOptimize(reg);
+    }
+};
+
+// The floor of one captured tensor: its metadata record and its bytes, copied once.
+inline void floor_copy(floor_arena& arena, const dump_task& t, std::uint64_t task, std::size_t i) {
+    dfx::args_dump_record r;
+    r.task_id = task;
+    r.arg_index = static_cast<std::uint32_t>(i);
+    r.payload_size = tensor_bytes;
+    r.shape[0] = static_cast<std::uint32_t>(tensor_bytes);
+    r.strides[0] = 1;
+    r.ndims = 1;
+    arena.put(r);
+    std::memcpy(arena.take(tensor_bytes), t.data[i].data(), tensor_bytes);
+    benchmark::ClobberMemory();
+}
+// What the floor copies before dispatch (level 1: the marked input; level 2: the 4 inputs)...
+template <int Level>
+void floor_capture(floor_arena& arena, const dump_task& t, std::uint64_t task) {
+    static_assert(Level == 1 || Level == 2);
+    if constexpr (Level == 1) {
+        floor_copy(arena, t, task, 1);
+    } else {
+        for (std::size_t i = 0; i < 4; ++i) floor_copy(arena, t, task, i);
+    }
+}
+// ...and after completion (level 2: the output).
+template <int Level>
+void floor_complete(floor_arena& arena, const dump_task& t, std::uint64_t task) {
+    if constexpr (Level == 2) floor_copy(arena, t, task, 4);
+}
+
+}  // namespace bench::args_dump
