@@ -29,10 +29,10 @@ void put_submit(stream& out, std::uint64_t id, std::uint16_t deps = 0, bool more
     h.view_count = 1;
     h.dep_count = deps;
     h.more_deps = more;
-    std::vector<std::byte> payload;
+    std::vector<std::byte> payload(8);  // one type byte, padded to 8
+    payload[0] = type_byte(arg_type::input, true);
     put_bytes(payload, some_view);
     for (std::uint64_t d = 0; d < deps; ++d) put_bytes(payload, 100 + d);
-    payload.push_back(type_byte(arg_type::input, true));
     put(out, h, payload);
 }
 
@@ -52,9 +52,9 @@ stream one_argument(arg_type type, bool has_view, std::uint8_t view_count, const
     dfx::dep_gen_record h = header(5);
     h.tensor_count = 1;
     h.view_count = view_count;
-    std::vector<std::byte> payload;
+    std::vector<std::byte> payload(8);
+    payload[0] = type_byte(type, has_view);
     for (std::uint8_t k = 0; k < view_count; ++k) put_bytes(payload, v);
-    payload.push_back(type_byte(type, has_view));
     put(out, h, payload);
     return out;
 }
@@ -90,13 +90,13 @@ TEST_CASE("a well-formed stream is accepted (the builders below start from it)")
 TEST_CASE("a stream cut inside a record: the header or the payload runs past its end") {
     stream s;
     put_submit(s, 5);
-    const std::size_t whole = s.size();  // 32 + 88 + 1, padded to 128
+    const std::size_t whole = s.size();  // 32 + 8 + 88 = 128
     stream cut(s.begin(), s.begin() + 20);
     CHECK(refusal(cut) ==
           "malformed dep_gen record stream: record 0 (byte 0): only 20 bytes left, a record header takes 32");
     put_submit(s, 6);
     cut.assign(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(whole + 100));
-    CHECK(refusal(cut) == "malformed dep_gen record stream: record 1 (byte 128, task 6): its payload of 89 bytes runs "
+    CHECK(refusal(cut) == "malformed dep_gen record stream: record 1 (byte 128, task 6): its payload of 96 bytes runs "
                           "past the stream's end (68 bytes left)");
 }
 
@@ -104,12 +104,12 @@ TEST_CASE("counts a record cannot have") {
     stream s;
     dfx::dep_gen_record h = header(5);
     h.tensor_count = 33;
-    put(s, h, std::vector<std::byte>(33));
+    put(s, h, std::vector<std::byte>(40));
     CHECK(refusal(s) == "malformed dep_gen record stream: record 0 (byte 0, task 5): tensor_count 33 is above 32");
     s.clear();
     h.tensor_count = 1;
     h.view_count = 2;
-    put(s, h, std::vector<std::byte>(2 * 88 + 1));
+    put(s, h, std::vector<std::byte>(8 + 2 * 88));
     CHECK(refusal(s) == "malformed dep_gen record stream: record 0 (byte 0, task 5): view_count 2 is above its "
                         "tensor_count 1");
 }
@@ -150,7 +150,7 @@ TEST_CASE("deps records out of place, and a submit cut short") {
     dfx::dep_gen_record d = header(5, dfx::dep_gen_kind::deps);
     d.tensor_count = 1;
     put_submit(s, 5, 0, true);
-    put(s, d, std::vector<std::byte>(1));
+    put(s, d, std::vector<std::byte>(8));
     CHECK(refusal(s) == "malformed dep_gen record stream: record 1 (byte 128, task 5): deps record with tensors");
 }
 

@@ -127,16 +127,17 @@ inline void append(stream& out, const submit& s) {
     h.tensor_count = static_cast<std::uint8_t>(s.args.size());
     std::vector<std::byte> payload;
     for (const arg& a : s.args)
+        payload.push_back(static_cast<std::byte>(static_cast<std::uint8_t>(a.type) |
+                                                 (a.view ? dfx::dep_gen_arg_has_view : 0)));
+    payload.resize((payload.size() + 7) / 8 * 8);  // the type bytes' padding
+    for (const arg& a : s.args)
         if (a.view) {
             put_bytes(payload, *a.view);
             ++h.view_count;
         }
-    const std::size_t room = (dfx::dep_gen_max_payload - payload.size() - s.args.size()) / 8;
+    const std::size_t room = (dfx::dep_gen_max_payload - payload.size()) / 8;
     std::size_t first = std::min(room, s.deps.size());
     for (std::size_t k = 0; k < first; ++k) put_bytes(payload, s.deps[k]);
-    for (const arg& a : s.args)
-        payload.push_back(static_cast<std::byte>(static_cast<std::uint8_t>(a.type) |
-                                                 (a.view ? dfx::dep_gen_arg_has_view : 0)));
     h.dep_count = static_cast<std::uint16_t>(first);
     h.more_deps = first < s.deps.size();
     put(out, h, payload);

@@ -89,8 +89,8 @@ TEST_CASE("dense dep_gen records through the transport read back as captured, ac
 
     std::uint64_t records = 0;
     for (const planned& p : submits) {
-        const std::size_t views = std::count_if(p.args.begin(), p.args.end(), [](const auto& a) { return a.view; });
-        const std::size_t first = (dfx::dep_gen_max_payload - views * 88 - p.args.size()) / 8;
+        // The first record is claimed as if every argument had a view: its deps fit that room.
+        const std::size_t first = (dfx::dep_gen_max_payload - (p.args.size() + 7) / 8 * 8 - p.args.size() * 88) / 8;
         records += 1;
         if (p.deps.size() > first) records += (p.deps.size() - first + dfx::dep_gen_deps_per_record - 1) / dfx::dep_gen_deps_per_record;
     }
@@ -168,10 +168,13 @@ TEST_CASE("under the drop policy a record that does not fit is counted as droppe
         for (const planned& p : submits) {
             planned one = p;
             one.deps.resize(std::min<std::size_t>(p.deps.size(), 4));  // one record each
-            std::size_t views = std::count_if(one.args.begin(), one.args.end(), [](const auto& a) { return a.view; });
-            const std::uint64_t stride = (32 + views * 88 + one.deps.size() * 8 + one.args.size() + 63) / 64 * 64;
-            if (bytes + stride <= 8192 && fits == static_cast<std::uint64_t>(&p - submits.data())) {
-                bytes += stride;
+            // Claimed for every argument with a view, committed at what it took.
+            const std::size_t views = std::count_if(one.args.begin(), one.args.end(), [](const auto& a) { return a.view; });
+            const std::size_t types = (one.args.size() + 7) / 8 * 8, deps = one.deps.size() * 8;
+            const std::uint64_t claimed = (32 + types + one.args.size() * 88 + deps + 63) / 64 * 64;
+            const std::uint64_t taken = (32 + types + views * 88 + deps + 63) / 64 * 64;
+            if (bytes + claimed <= 8192 && fits == static_cast<std::uint64_t>(&p - submits.data())) {
+                bytes += taken;
                 ++fits;
             }
             capture(v, one);

@@ -64,8 +64,8 @@ namespace detail {
 // Reads the arguments of a submit record whose header `h` starts at `record`.
 inline void read_dep_gen_arguments(std::size_t index, std::size_t offset, const std::byte* record,
                                    const dep_gen_record& h, dep_gen_submit& s) {
-    const std::byte* view_at = record + sizeof(dep_gen_record);
-    const std::byte* types = record + h.types_offset();
+    const std::byte* types = record + dep_gen_record::types_offset();
+    const std::byte* view_at = record + h.views_offset();
     std::uint32_t views = 0;
     s.tensors.resize(h.tensor_count);
     for (std::uint32_t i = 0; i < h.tensor_count; ++i) {

@@ -128,7 +128,7 @@ struct dep_graph {
 };
 
 // A task's fields, without its arguments (which the replay hands over as
-// the submit's tensor parts: dep_arg_of makes each one's dep_arg).
+// the submit's arguments: dep_arg_of makes each one's dep_arg).
 struct dep_task_head {
     std::uint64_t task_id = 0;
     bool manual_scope = false;

@@ -3,10 +3,14 @@
 // only what the host cannot derive later.
 //
 //   dep_gen_record (32 bytes)           the task: id, kernels, block_num, flags, counts
+//   tensor_count x std::uint8_t         each argument's type | dep_gen_arg_has_view,
+//                                       padded to 8 bytes
 //   view_count x tensor_view (88 B)     the views of the arguments that have one (not OUTPUT)
 //   dep_count x std::uint64_t           explicit dependencies, in declaration order
-//   tensor_count x std::uint8_t         each argument's type | dep_gen_arg_has_view
 //
+// The types come first so the producer writes the record in one pass: it
+// claims room for every argument having a view, writes each type and view
+// as it meets them and commits what it wrote (view_count is known at the end).
 // A submit whose explicit dependencies do not all fit one slot (4 KiB) sets
 // `more_deps` and goes on in `more_deps` records of the same task (kind
 // deps: no tensors, only the next deps), so no edge is ever cut. The
@@ -52,11 +56,14 @@ struct dep_gen_record {
     // A packed record of the transport (transport/packed_records.hpp).
     static constexpr std::uint32_t packed_slot_bytes = 4096;
     std::uint32_t packed_payload_bytes() const noexcept {
-        return std::uint32_t{view_count} * sizeof(tensor_view) + std::uint32_t{dep_count} * 8u + tensor_count;
+        return types_bytes(tensor_count) + std::uint32_t{view_count} * sizeof(tensor_view) + std::uint32_t{dep_count} * 8u;
     }
     // Where each part of the payload starts, from the record's first byte.
-    std::uint32_t deps_offset() const noexcept { return sizeof(dep_gen_record) + std::uint32_t{view_count} * sizeof(tensor_view); }
-    std::uint32_t types_offset() const noexcept { return deps_offset() + std::uint32_t{dep_count} * 8u; }
+    static constexpr std::uint32_t types_offset() noexcept { return 32; }
+    std::uint32_t views_offset() const noexcept { return types_offset() + types_bytes(tensor_count); }
+    std::uint32_t deps_offset() const noexcept { return views_offset() + std::uint32_t{view_count} * sizeof(tensor_view); }
+    // The type bytes of `tensors` arguments, padded so the views stay 8-byte aligned.
+    static constexpr std::uint32_t types_bytes(std::uint32_t tensors) noexcept { return (tensors + 7u) & ~7u; }
 };
 static_assert(sizeof(dep_gen_record) == 32);
 
@@ -66,7 +73,7 @@ inline constexpr std::uint32_t dep_gen_max_payload = dep_gen_record::packed_slot
 inline constexpr std::uint32_t dep_gen_deps_per_record = dep_gen_max_payload / 8;
 // The largest submit record's tensors leave room for this many deps, so
 // every submit record carries at least its first ones.
-static_assert(dep_gen_max_payload >= max_task_tensors * (sizeof(tensor_view) + 1) + 8);
+static_assert(dep_gen_max_payload >= dep_gen_record::types_bytes(max_task_tensors) + max_task_tensors * sizeof(tensor_view) + 8);
 
 // How the host holds a submit's argument once read back (output/dep_gen_stream.hpp).
 struct dep_gen_tensor_part {
