@@ -40,8 +40,12 @@ public:
     static constexpr std::uint32_t records_per_buffer = 1024;
 
     // per_task: records of each kind per task, in the sink's kind order (one entry per kind).
-    no_wait_channels(std::uint64_t tasks, const std::vector<std::uint64_t>& per_task)
-        : refs_(make_refs(tasks, per_task.data(), std::index_sequence_for<Records...>{})) {}
+    // record_bytes (optional, same order): the most buffer bytes one record of
+    // a packed kind takes (transport/packed_records.hpp), so its channel holds
+    // the run in fewer buffers than at a whole slot per record; 0 = a slot.
+    no_wait_channels(std::uint64_t tasks, const std::vector<std::uint64_t>& per_task,
+                     const std::vector<std::uint32_t>& record_bytes = {})
+        : refs_(make_refs(tasks, per_task.data(), record_bytes, std::index_sequence_for<Records...>{})) {}
 
     sink_type sink() const { return std::make_from_tuple<sink_type>(refs_); }
 
@@ -69,13 +73,16 @@ public:
 private:
     template <std::size_t... I>
     std::tuple<dfx::channel_ref<Records>...> make_refs(std::uint64_t tasks, const std::uint64_t* per_task,
+                                                        const std::vector<std::uint32_t>& record_bytes,
                                                         std::index_sequence<I...>) {
-        return {add<Records>(tasks * per_task[I])...};
+        return {add<Records>(tasks * per_task[I], I < record_bytes.size() ? record_bytes[I] : 0)...};
     }
 
     template <class Record>
-    dfx::channel_ref<Record> add(std::uint64_t records) {
-        const auto buffers = static_cast<std::uint32_t>(records / records_per_buffer + 2);
+    dfx::channel_ref<Record> add(std::uint64_t records, std::uint32_t record_bytes) {
+        constexpr std::uint64_t slot = dfx::channel_record_size<Record>();
+        const std::uint64_t slots = record_bytes == 0 ? records : (records * record_bytes + slot - 1) / slot;
+        const auto buffers = static_cast<std::uint32_t>(slots / records_per_buffer + 2);
         auto ref = host_.add_channel<Record>("no-wait", 0, buffers, records_per_buffer, [](auto) {});  // a span, or packed_records
         const dfx::channel_view view(ref.device_block);
         // Touch every buffer once, outside the timed loop.

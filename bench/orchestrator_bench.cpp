@@ -30,8 +30,8 @@
 // benchmark's argument: it is read at every test, as a runtime reads its
 // config, and the compiler can neither fold it nor unswitch the loop on it.
 //
-// After each run the host's accounting is checked: 5 dep_gen records per
-// captured submit (task, 3 tensors, 1 deps part), 2 scope stats records per
+// After each run the host's accounting is checked: 1 dep_gen record per
+// captured submit (its 3 tensors and 1 dep inside), 2 scope stats records per
 // captured scope, none when off or gated off, nothing dropped. A mismatch
 // fails the benchmark (error) and the program exits 1, so the bench_smoke
 // test catches a loop whose capture was optimised away or lost records.
@@ -74,7 +74,9 @@ void check_records(benchmark::State& state, const char* what, const std::vector<
     state.SkipWithError(why.c_str());
 }
 
-constexpr std::uint64_t dep_gen_records_per_submit = 5;  // task part, 3 tensor parts, 1 deps part
+constexpr std::uint64_t dep_gen_records_per_submit = 1;  // one packed record: task, 3 views, 1 dep, 3 types
+// Buffer bytes it takes: 32 + 3 x 88 + 8 + 3 = 307, on whole cache lines.
+constexpr std::uint32_t dep_gen_record_bytes = 320;
 constexpr std::uint64_t scope_stats_records_per_scope = 2;  // begin, end
 
 template <bool DepGen, bool ScopeStats>
@@ -302,7 +304,8 @@ constexpr std::int64_t no_wait_tasks = 200'000;
 template <bool On>
 void BM_orchestrator_dep_gen_no_wait(benchmark::State& state) {
     using o_type = orchestrator<On, false>;
-    bench::no_wait_channels<typename o_type::sink_type> channels(no_wait_tasks, {dep_gen_records_per_submit});
+    bench::no_wait_channels<typename o_type::sink_type> channels(no_wait_tasks, {dep_gen_records_per_submit},
+                                                                 {dep_gen_record_bytes});
     auto sink = channels.sink();
     {
         typename o_type::view_type view{&sink};

@@ -1,13 +1,15 @@
-// Building dep_gen record streams by hand (the documented part layout of
+// Building dep_gen record streams by hand (the documented record layout of
 // record/dep_gen_records.hpp, independently of the capture code) and reading
 // the hand-written goldens in golden/.
 #pragma once
 
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <initializer_list>
 #include <optional>
@@ -85,47 +87,80 @@ struct submit {
     std::uint32_t block_num = 1;
 };
 
-inline void append(std::vector<dfx::dep_gen_record>& out, const submit& s) {
-    dfx::dep_gen_record task;
-    task.task_id = s.id;
-    task.part = dfx::dep_gen_part::task;
-    task.task.flags = s.flags;
-    task.task.tensor_count = static_cast<std::uint16_t>(s.args.size());
-    task.task.dep_count = static_cast<std::uint32_t>(s.deps.size());
-    for (int k = 0; k < 3; ++k) task.task.kernel_ids[k] = s.kernels[static_cast<std::size_t>(k)];
-    task.task.block_num = s.block_num;
-    out.push_back(task);
-    for (std::size_t i = 0; i < s.args.size(); ++i) {
-        dfx::dep_gen_record t;
-        t.task_id = s.id;
-        t.part = dfx::dep_gen_part::tensor;
-        t.tensor = dfx::dep_gen_tensor_part{};
-        t.tensor.index = static_cast<std::uint8_t>(i);
-        t.tensor.type = s.args[i].type;
-        t.tensor.has_view = s.args[i].view.has_value();
-        if (s.args[i].view) t.tensor.view = *s.args[i].view;
-        out.push_back(t);
-    }
-    for (std::size_t first = 0; first < s.deps.size(); first += dfx::dep_gen_deps_per_part) {
-        dfx::dep_gen_record d;
-        d.task_id = s.id;
-        d.part = dfx::dep_gen_part::deps;
-        d.deps = dfx::dep_gen_deps_part{};
-        const std::size_t n = std::min<std::size_t>(dfx::dep_gen_deps_per_part, s.deps.size() - first);
-        d.count = static_cast<std::uint8_t>(n);
-        for (std::size_t k = 0; k < n; ++k) d.deps.deps[k] = s.deps[first + k];
-        out.push_back(d);
+// The host's copy of a record stream (output/dep_gen_stream.hpp): each
+// record's header and payload, padded to 8 bytes.
+using stream = std::vector<std::byte>;
+
+// A record's header with everything zero but the id and kind.
+inline dfx::dep_gen_record header(std::uint64_t id, dfx::dep_gen_kind kind = dfx::dep_gen_kind::submit) {
+    dfx::dep_gen_record h{};
+    h.task_id = id;
+    h.kind = kind;
+    h.block_num = 1;
+    h.kernel_ids[0] = h.kernel_ids[1] = h.kernel_ids[2] = -1;
+    return h;
+}
+
+// Appends a header and the payload bytes given (not checked against it).
+inline void put(stream& out, const dfx::dep_gen_record& h, const std::vector<std::byte>& payload) {
+    const std::size_t at = out.size();
+    out.resize(at + (sizeof h + payload.size() + 7) / 8 * 8);
+    std::memcpy(out.data() + at, &h, sizeof h);
+    if (!payload.empty()) std::memcpy(out.data() + at + sizeof h, payload.data(), payload.size());
+}
+
+template <class T>
+void put_bytes(std::vector<std::byte>& out, const T& value) {
+    const std::size_t at = out.size();
+    out.resize(at + sizeof value);
+    std::memcpy(out.data() + at, &value, sizeof value);
+}
+
+// A submit as the documented record layout has it (record/dep_gen_records.hpp),
+// written by hand, independently of the capture code: the submit record with
+// as many deps as its slot holds, then deps records.
+inline void append(stream& out, const submit& s) {
+    dfx::dep_gen_record h = header(s.id);
+    h.flags = static_cast<std::uint8_t>(s.flags);
+    for (int k = 0; k < 3; ++k) h.kernel_ids[k] = s.kernels[static_cast<std::size_t>(k)];
+    h.block_num = s.block_num;
+    h.tensor_count = static_cast<std::uint8_t>(s.args.size());
+    std::vector<std::byte> payload;
+    for (const arg& a : s.args)
+        payload.push_back(static_cast<std::byte>(static_cast<std::uint8_t>(a.type) |
+                                                 (a.view ? dfx::dep_gen_arg_has_view : 0)));
+    payload.resize((payload.size() + 7) / 8 * 8);  // the type bytes' padding
+    for (const arg& a : s.args)
+        if (a.view) {
+            put_bytes(payload, *a.view);
+            ++h.view_count;
+        }
+    const std::size_t room = (dfx::dep_gen_max_payload - payload.size()) / 8;
+    std::size_t first = std::min(room, s.deps.size());
+    for (std::size_t k = 0; k < first; ++k) put_bytes(payload, s.deps[k]);
+    h.dep_count = static_cast<std::uint16_t>(first);
+    h.more_deps = first < s.deps.size();
+    put(out, h, payload);
+    while (first < s.deps.size()) {
+        const std::size_t n = std::min<std::size_t>(dfx::dep_gen_deps_per_record, s.deps.size() - first);
+        dfx::dep_gen_record d = header(s.id, dfx::dep_gen_kind::deps);
+        d.dep_count = static_cast<std::uint16_t>(n);
+        d.more_deps = first + n < s.deps.size();
+        std::vector<std::byte> deps;
+        for (std::size_t k = first; k < first + n; ++k) put_bytes(deps, s.deps[k]);
+        put(out, d, deps);
+        first += n;
     }
 }
 
-inline std::vector<dfx::dep_gen_record> records_of(std::initializer_list<submit> submits) {
-    std::vector<dfx::dep_gen_record> out;
+inline stream records_of(std::initializer_list<submit> submits) {
+    stream out;
     for (const submit& s : submits) append(out, s);
     return out;
 }
 
-inline std::string render(const std::vector<dfx::dep_gen_record>& records) {
-    const dfx::dep_graph graph = dfx::replay_dep_gen(std::span<const dfx::dep_gen_record>(records));
+inline std::string render(const stream& records) {
+    const dfx::dep_graph graph = dfx::replay_dep_gen(std::span<const std::byte>(records));
     char* data = nullptr;
     std::size_t size = 0;
     std::FILE* f = open_memstream(&data, &size);

@@ -12,9 +12,16 @@
 // the same for a record whose every field is known at once: constructed in
 // the slot from make()'s result (no default initialisation, then a second
 // write of each field), or built and pushed.
+//
+//   dfx::emit_packed<R>(sink, payload, [&](R& r) { ...header and payload bytes after it... });
+// the same for a packed record (transport/packed_records.hpp): claimed at
+// its size and committed once; a push-only sink gets the header pushed with
+// its payload right after it in memory (built in a local slot).
 #pragma once
 
 #include <concepts>
+#include <cstdint>
+#include <new>
 
 namespace dfx {
 
@@ -43,6 +50,28 @@ void emplace_record(Sink& sink, Make&& make) noexcept {
         if (sink.template claim<Record>(make)) sink.template commit<Record>();
     } else {
         sink.push(make());
+    }
+}
+
+// A sink that claims a packed record in place at its size (dfx::producers).
+template <class Sink, class Record>
+concept packed_sink = requires(Sink& sink, std::uint32_t payload) {
+    { sink.template claim<Record>(payload) } noexcept -> std::same_as<Record*>;
+    { sink.template commit<Record>(payload) } noexcept;
+};
+
+template <class Record, class Sink, class Fill>
+void emit_packed(Sink& sink, std::uint32_t payload, Fill&& fill) noexcept {
+    if constexpr (packed_sink<Sink, Record>) {
+        if (Record* r = sink.template claim<Record>(payload)) {
+            fill(*r);
+            sink.template commit<Record>(payload);
+        }
+    } else {
+        alignas(64) unsigned char slot[Record::packed_slot_bytes];
+        Record* r = ::new (static_cast<void*>(slot)) Record;
+        fill(*r);
+        sink.push(*r);
     }
 }
 

@@ -8,7 +8,9 @@
 //   auto written = deps.write(prefix);   // written.path, or written.refused with the reason
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -16,7 +18,9 @@
 #include "dfx/output/channel_registry.hpp"
 #include "dfx/output/host_collectors.hpp"
 #include "dfx/output/deps_json.hpp"
+#include "dfx/output/dep_gen_stream.hpp"
 #include "dfx/output/output_error.hpp"
+#include "dfx/transport/packed_records.hpp"
 #include "dfx/transport/transport_host.hpp"
 
 namespace dfx {
@@ -29,11 +33,14 @@ struct deps_written {
 template <class MemoryOps>
 class dep_gen_host {
 public:
-    explicit dep_gen_host(channel_registry& channels, channel_size size = {4, 1024}, transport_options options = {})
+    // `size` counts records of the largest size (a 4 KiB slot): the default
+    // {4, 32} is 4 buffers of 128 KiB, which hold some 400 submits of three
+    // tensors each.
+    explicit dep_gen_host(channel_registry& channels, channel_size size = {4, 32}, transport_options options = {})
         : transport_(options) {
         auto ref = transport_.template add_channel<dep_gen_record>(
             "dep_gen", 0, size.buffers, size.records_per_buffer,
-            [this](std::span<const dep_gen_record> rs) { records_.insert(records_.end(), rs.begin(), rs.end()); });
+            [this](packed_records<dep_gen_record> records) { collect(records); });
         if (!ref.device_block) throw output_error("dep_gen: cannot allocate its buffers");
         channels.add(0, ref);
     }
@@ -41,10 +48,12 @@ public:
     void start() { transport_.start(); }
     void stop() { transport_.stop(); }
     std::vector<channel_report> report() const { return transport_.report(); }
-    const std::vector<dep_gen_record>& records() const noexcept { return records_; }
+    // The collected records, as read_dep_gen_submits / replay_dep_gen take them (dep_gen_stream.hpp).
+    std::span<const std::byte> stream() const noexcept { return stream_; }
 
     // After stop(). Throws output_error, naming the problem, when the capture
-    // stream is malformed (a bug) or the file cannot be written.
+    // stream is malformed (a bug: a buffer the producer did not write whole,
+    // or records that do not make whole submits) or the file cannot be written.
     deps_written write(const std::filesystem::path& prefix) const {
         const channel_report r = transport_.report().front();
         if (r.unfinished())
@@ -56,12 +65,27 @@ public:
             return {{},
                     detail::message({"deps.json not written: ", r.produced - r.collected, " of ", r.produced,
                                      " dep_gen records were lost, and a graph with missing tasks or edges would mislead"})};
-        return {write_deps_json_file(prefix, records_), {}};
+        if (!malformed_.empty()) throw output_error(malformed_);
+        return {write_deps_json_file(prefix, stream_), {}};
     }
 
 private:
-    std::vector<dep_gen_record> records_;
-    transport_host<MemoryOps> transport_;  // last: destroyed first, its drain thread writes records_
+    // On the drain thread: each record of the buffer, header and payload,
+    // appended to stream_. A buffer the cursor cannot walk to its end
+    // (records running past its bytes) keeps what came before and is reported
+    // by write(), which then writes nothing.
+    void collect(packed_records<dep_gen_record> records) {
+        packed_cursor<dep_gen_record> at(records);
+        for (; const dep_gen_record* r = at.peek(); at.advance()) append_dep_gen_record(stream_, *r);
+        if (!at.intact() && malformed_.empty())
+            malformed_ = detail::message({"malformed dep_gen buffer: ", records.count, " records committed in ",
+                                          records.size, " bytes, but they cannot be walked past byte ", at.offset(),
+                                          " (a record runs past the buffer or claims more than its 4096-byte slot)"});
+    }
+
+    std::vector<std::byte> stream_;
+    std::string malformed_;  // why the stream cannot be trusted; empty when it can
+    transport_host<MemoryOps> transport_;  // last: destroyed first, its drain thread writes stream_
 };
 
 }  // namespace dfx

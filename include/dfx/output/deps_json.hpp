@@ -7,7 +7,7 @@
 // values above 2^53 survive JavaScript readers, i32/u32 values as numbers.
 // The reference viewer and the swimlane/critical-path tools read it as is.
 //
-//   dfx::write_deps_json_file(prefix, records);   // <prefix>/deps.json, or throws output_error
+//   dfx::write_deps_json_file(prefix, stream);    // <prefix>/deps.json, or throws output_error
 #pragma once
 
 #include <cstddef>
@@ -268,12 +268,12 @@ private:
 // A malformed stream writes nothing (the half-written temporary is removed):
 // the output_error names the file it did not write and why.
 inline std::filesystem::path write_deps_json_file(const std::filesystem::path& prefix,
-                                                  std::span<const dep_gen_record> records) {
+                                                  std::span<const std::byte> stream) {
     const auto path = prefix / schema::deps_file;
     write_artefact(path, [&](std::FILE* f) {
         detail::deps_json_stream json(f);
         try {
-            replay_dep_gen(records, json.sink());
+            replay_dep_gen(stream, json.sink());
         } catch (const output_error& e) {
             detail::throw_output_error({path.native(), ": not written: ", e.what()});
         }

@@ -128,7 +128,7 @@ struct dep_graph {
 };
 
 // A task's fields, without its arguments (which the replay hands over as
-// the submit's tensor parts: dep_arg_of makes each one's dep_arg).
+// the submit's arguments: dep_arg_of makes each one's dep_arg).
 struct dep_task_head {
     std::uint64_t task_id = 0;
     bool manual_scope = false;
@@ -281,17 +281,17 @@ inline dep_graph replay_dep_gen(std::span<const dep_gen_submit> submits) {
 // Replays a record stream into `sink` as each submit is read. Throws
 // output_error if the stream is malformed (dep_gen_stream.hpp); a defect
 // found later still throws, after the sink has seen the earlier submits.
-inline void replay_dep_gen(std::span<const dep_gen_record> records, dep_graph_sink sink) {
+inline void replay_dep_gen(std::span<const std::byte> stream, dep_graph_sink sink) {
     detail::dep_graph_builder builder(sink);
     detail::read_dep_gen_stream(
-        records, [](void* b, dep_gen_submit& s) { static_cast<detail::dep_graph_builder*>(b)->add(s); }, &builder);
+        stream, [](void* b, dep_gen_submit& s) { static_cast<detail::dep_graph_builder*>(b)->add(s); }, &builder);
 }
 
 // Throws output_error if the stream is malformed (dep_gen_stream.hpp); the
 // half-built graph is dropped.
-inline dep_graph replay_dep_gen(std::span<const dep_gen_record> records) {
+inline dep_graph replay_dep_gen(std::span<const std::byte> stream) {
     dep_graph g;
-    replay_dep_gen(records, detail::graph_sink(g));
+    replay_dep_gen(stream, detail::graph_sink(g));
     return g;
 }
 

@@ -196,7 +196,7 @@ public:
             swimlane_.emplace(choice_.swimlane_level, std::move(sl), channels_, drain_only);
             if (choice_.swimlane_level >= 3) swimlane_->set_core_to_thread(layout_.core_to_thread);
         }
-        if constexpr (Hosts::dep_gen) if (choice_.dep_gen) deps_.emplace(channels_, channel_size{4, 1024}, drain_only);
+        if constexpr (Hosts::dep_gen) if (choice_.dep_gen) deps_.emplace(channels_, channel_size{4, 32}, drain_only);
         if constexpr (Hosts::scope_stats) if (choice_.scope_stats) scopes_.emplace(channels_, channel_size{4, 512}, drain_only);
         if constexpr (Hosts::args_dump) if (choice_.dump_level > 0) {
             args_dump_layout dl = options_.dump_sizes;

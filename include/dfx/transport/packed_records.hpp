@@ -84,6 +84,8 @@ public:
     }
     // Every committed record was walked (call once peek() gave nullptr).
     bool intact() const noexcept { return index_ == records_.count; }
+    // Bytes walked so far (where a malformed record starts).
+    std::uint32_t offset() const noexcept { return at_; }
 
 private:
     packed_records<Record> records_;
