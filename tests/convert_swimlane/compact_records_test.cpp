@@ -6,7 +6,9 @@
 // set the time base.
 #include <doctest/doctest.h>
 
+#include <cstddef>
 #include <string>
+#include <vector>
 
 #include "dfx/convert/common/input_error.hpp"
 #include "dfx/convert/swimlane/deps_graph.hpp"
@@ -137,4 +139,29 @@ TEST_CASE("AICPU rows read but not kept are still checked and still set the time
         "bad.json", R"({"chip_swimlane_level": 2, "metadata": {"clock_freq_hz": 50000000},
         "aicore_tasks": [[0, 1, 1, 2000, 3000, 5]], "aicpu_tasks": [[0, 1, -7, 3100]]})");
     CHECK_THROWS_AS(sw::records_reader(bad).keep_aicpu_rows(false).read(), dfx::convert::input_error);
+}
+
+// dfx sched-overhead takes Part 5's thread loops right after reading and
+// frees the phases: the breakdown from those is the one from the phases.
+TEST_CASE("the loop breakdown from thread loops taken early is the one from the phases") {
+    scratch_dir dir;
+    const std::string path = dir.write("r.json", loops_doc);
+    sw::perf_data pd = sw::load_perf_data(path, nullptr, false, sw::phase_records::loop);
+    const sw::loop_breakdown from_phases = loops_of(pd);
+    const std::vector<sw::thread_loop> early = sw::thread_loops(pd);
+    std::vector<sw::loop_lane>().swap(pd.loop);
+    const sw::deps_graph no_deps;
+    const sw::loop_breakdown b = sw::compute_loop_breakdown(pd, no_deps, sw::fold_task_ids(pd.tasks), &early);
+    REQUIRE(b.threads.size() == from_phases.threads.size());
+    REQUIRE(b.threads.size() == 2);
+    for (std::size_t i = 0; i < b.threads.size(); ++i) {
+        CAPTURE(i);
+        CHECK(b.threads[i].thread == from_phases.threads[i].thread);
+        CHECK(b.threads[i].total_us == from_phases.threads[i].total_us);
+        CHECK(b.threads[i].idle_us == from_phases.threads[i].idle_us);
+        CHECK(b.threads[i].completed == from_phases.threads[i].completed);
+        CHECK(b.threads[i].loops == from_phases.threads[i].loops);
+    }
+    CHECK(b.total_us == from_phases.total_us);
+    CHECK(b.total_completed == from_phases.total_completed);
 }
