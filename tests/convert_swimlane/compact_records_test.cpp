@@ -141,6 +141,36 @@ TEST_CASE("AICPU rows read but not kept are still checked and still set the time
     CHECK_THROWS_AS(sw::records_reader(bad).keep_aicpu_rows(false).read(), dfx::convert::input_error);
 }
 
+TEST_CASE("AICore rows handed to a sink are the rows kept, in file order, and are still checked") {
+    scratch_dir dir;
+    const std::string path = dir.write("r.json", loops_doc);
+    const sw::records_file kept = sw::records_reader(path).read();
+    std::vector<sw::aicore_row> seen;
+    const sw::records_file streamed =
+        sw::records_reader(path).on_aicore_row([&](const sw::aicore_row& r) { seen.push_back(r); }).read();
+    CHECK(streamed.aicore.empty());
+    REQUIRE(seen.size() == kept.aicore.size());
+    for (std::size_t i = 0; i < seen.size(); ++i) {
+        CAPTURE(i);
+        CHECK(seen[i].core == kept.aicore[i].core);
+        CHECK(seen[i].token == kept.aicore[i].token);
+        CHECK(seen[i].reg == kept.aicore[i].reg);
+        CHECK(seen[i].start == kept.aicore[i].start);
+        CHECK(seen[i].end == kept.aicore[i].end);
+        CHECK(seen[i].r2s == kept.aicore[i].r2s);
+    }
+    CHECK(streamed.base_cycles == kept.base_cycles);  // the rows still set the time base
+    CHECK(streamed.min_device_cycles == kept.min_device_cycles);
+
+    const std::string bad = dir.write(
+        "bad.json", R"({"chip_swimlane_level": 2, "metadata": {"clock_freq_hz": 50000000},
+        "aicore_tasks": [[0, 1, 1, 2000, -3000, 5]], "aicpu_tasks": [[0, 1, 1500, 3100]]})");
+    std::size_t calls = 0;
+    CHECK_THROWS_AS(sw::records_reader(bad).on_aicore_row([&](const sw::aicore_row&) { ++calls; }).read(),
+                    dfx::convert::input_error);
+    CHECK(calls == 0);  // a bad row is rejected before it reaches the sink
+}
+
 // dfx sched-overhead takes Part 5's thread loops right after reading and
 // frees the phases: the breakdown from those is the one from the phases.
 TEST_CASE("the loop breakdown from thread loops taken early is the one from the phases") {

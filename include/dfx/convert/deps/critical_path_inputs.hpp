@@ -53,20 +53,12 @@ struct cp_records {
 // swimlane's records_reader: the one reader of that file, so critical-path
 // checks what swimlane checks (integer, non-negative cycle counts, UTF-8, the
 // whole grammar, no repeated top-level key). Phases and AICPU rows are read
-// and checked but not kept: nothing here uses them.
+// and checked but not kept: nothing here uses them; each AICore row becomes
+// its slice as it is read (records_reader::on_aicore_row), not kept whole.
 inline cp_records read_cp_records(const std::string& path, bool lenient = false) {
-    swimlane::records_file rf =
-        swimlane::records_reader(path).lenient(lenient).keep_phases(false).keep_aicpu_rows(false).read();
-    if (!rf.level || *rf.level < 1 || *rf.level > 4)
-        throw input_error(path + ": chip_swimlane_level: expected 1, 2, 3 or 4" + (rf.level ? ", found " + to_decimal(*rf.level) : ": missing"));
-    if (rf.meta.clock_freq_hz <= 0 || rf.meta.clock_freq_hz > INT64_MAX)
-        throw input_error(path + ": metadata.clock_freq_hz missing or not positive");
-    if (rf.aicore.empty()) throw input_error(path + ": no aicore_tasks records (empty or failed profiling run?)");
-    if (rf.aicore.size() >= id_index::npos) throw input_error(path + ": too many aicore_tasks records");
     cp_records out;
-    out.freq = static_cast<std::int64_t>(rf.meta.clock_freq_hz);
-    out.slices.reserve(rf.aicore.size());
-    for (const swimlane::aicore_row& r : rf.aicore) {
+    auto add_row = [&](const swimlane::aicore_row& r) {
+        if (out.slices.size() >= id_index::npos - 1) throw input_error(path + ": too many aicore_tasks records");
         const auto start = static_cast<std::int64_t>(r.start), end = static_cast<std::int64_t>(r.end);
         const auto [t, inserted] = out.index.emplace(r.token, static_cast<std::uint32_t>(out.id.size()));
         if (inserted) {
@@ -78,7 +70,19 @@ inline cp_records read_cp_records(const std::string& path, bool lenient = false)
             out.end[t] = std::max(out.end[t], end);
         }
         out.slices.push_back({start, end, r.core, t});
-    }
+    };
+    const swimlane::records_file rf = swimlane::records_reader(path)
+                                          .lenient(lenient)
+                                          .keep_phases(false)
+                                          .keep_aicpu_rows(false)
+                                          .on_aicore_row(add_row)
+                                          .read();
+    if (!rf.level || *rf.level < 1 || *rf.level > 4)
+        throw input_error(path + ": chip_swimlane_level: expected 1, 2, 3 or 4" + (rf.level ? ", found " + to_decimal(*rf.level) : ": missing"));
+    if (rf.meta.clock_freq_hz <= 0 || rf.meta.clock_freq_hz > INT64_MAX)
+        throw input_error(path + ": metadata.clock_freq_hz missing or not positive");
+    if (out.slices.empty()) throw input_error(path + ": no aicore_tasks records (empty or failed profiling run?)");
+    out.freq = static_cast<std::int64_t>(rf.meta.clock_freq_hz);
     return out;
 }
 
