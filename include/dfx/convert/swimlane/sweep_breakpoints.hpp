@@ -17,7 +17,9 @@
 // is its 8-byte time in the array of its kind; the distinct breakpoints are
 // the merge of the arrays, and the ready count at t is the number of ready
 // begins <= t minus the ready ends <= t (two binary searches), so no step
-// is stored: at 10^6 tasks about 65 MB instead of 300.
+// is stored: at 10^6 tasks about 60 MB (2.3 rows and about 1.3 ready
+// intervals a task, 16 bytes each) where the old sweep's peak was 300 MB
+// (heaptrack).
 //
 // Every time must lie in [w0, w1] (the caller clamps; a window with w1 < w0
 // is walked from w1 to w0, as the sorted breakpoints were). walk() calls
