@@ -829,3 +829,54 @@ TEST_CASE("dump elements decode like the reference viewer") {
     CHECK(dump::format_element(i8, "BOOL") == "True");
     CHECK(dump::format_element(i8, "FP8E4M3FN") == "0xff");
 }
+
+// critical-path keeps of deps.json's edges only the happens-before ones, as
+// read: between two tasks that ran, pred ended (within tol) no later than
+// succ started and started strictly earlier; each with its file position,
+// duplicates collapsed to the first in happens_before.
+TEST_CASE("critical-path: deps.json edges kept as happens-before while read") {
+    namespace d = dfx::convert::deps::detail;
+    d::cp_records rec;
+    // Tasks 10, 20, 30, 40, 50: [0, 10], [12, 20], [20, 30], [5, 40], [18, 50].
+    const std::uint64_t ids[] = {10, 20, 30, 40, 50};
+    const std::int64_t starts[] = {0, 12, 20, 5, 18}, ends[] = {10, 20, 30, 40, 50};
+    for (std::uint32_t i = 0; i < 5; ++i) {
+        rec.index.emplace(ids[i], i);
+        rec.id.push_back(ids[i]);
+        rec.start.push_back(starts[i]);
+        rec.end.push_back(ends[i]);
+    }
+    d::cp_deps_sink sink(rec, 2);
+    dfx::convert::deps::edge_detail detail;
+    dfx::convert::deps::edge_geometry geometry;
+    auto edge = [&](std::uint64_t p, std::uint64_t s) {
+        dfx::convert::deps::edge_key k;
+        k.pred = p;
+        k.succ = s;
+        sink.edge(k, detail, geometry);
+    };
+    edge(10, 20);  // 0: kept (10 <= 12 + 2, 0 < 12)
+    edge(20, 30);  // 1: kept (end 20 == start 20)
+    edge(40, 30);  // 2: not: 40 ended after 30 started
+    edge(30, 20);  // 3: not: started later
+    edge(99, 20);  // 4: not: 99 did not run
+    edge(10, 10);  // 5: not: a self edge
+    edge(10, 20);  // 6: kept here, a duplicate of 0
+    edge(20, 20);  // 7: self
+    edge(10, 30);  // 8: kept
+    edge(20, 50);  // 9: kept, at the tolerance exactly (20 <= 18 + 2)
+    REQUIRE(sink.hb.size() == 5);
+    CHECK(sink.hb[0].succ == 1);
+    CHECK(sink.hb[0].pred == 0);
+    CHECK(sink.hb[0].seq == 0);
+    CHECK(sink.hb[1].seq == 1);
+    CHECK(sink.hb[2].seq == 6);
+    CHECK(sink.hb[3].seq == 8);
+    CHECK(sink.hb[4].seq == 9);
+    const d::cp_lists preds = d::happens_before(rec, sink.hb);
+    CHECK(std::vector<std::uint32_t>(preds.first(1), preds.last(1)) == std::vector<std::uint32_t>{0});
+    CHECK(std::vector<std::uint32_t>(preds.first(2), preds.last(2)) == std::vector<std::uint32_t>{1, 0});
+    CHECK(preds.first(0) == preds.last(0));
+    CHECK(preds.first(3) == preds.last(3));
+    CHECK(std::vector<std::uint32_t>(preds.first(4), preds.last(4)) == std::vector<std::uint32_t>{1});
+}

@@ -6,7 +6,9 @@
 // set the time base.
 #include <doctest/doctest.h>
 
+#include <cstddef>
 #include <string>
+#include <vector>
 
 #include "dfx/convert/common/input_error.hpp"
 #include "dfx/convert/swimlane/deps_graph.hpp"
@@ -137,4 +139,59 @@ TEST_CASE("AICPU rows read but not kept are still checked and still set the time
         "bad.json", R"({"chip_swimlane_level": 2, "metadata": {"clock_freq_hz": 50000000},
         "aicore_tasks": [[0, 1, 1, 2000, 3000, 5]], "aicpu_tasks": [[0, 1, -7, 3100]]})");
     CHECK_THROWS_AS(sw::records_reader(bad).keep_aicpu_rows(false).read(), dfx::convert::input_error);
+}
+
+TEST_CASE("AICore rows handed to a sink are the rows kept, in file order, and are still checked") {
+    scratch_dir dir;
+    const std::string path = dir.write("r.json", loops_doc);
+    const sw::records_file kept = sw::records_reader(path).read();
+    std::vector<sw::aicore_row> seen;
+    const sw::records_file streamed =
+        sw::records_reader(path).on_aicore_row([&](const sw::aicore_row& r) { seen.push_back(r); }).read();
+    CHECK(streamed.aicore.empty());
+    REQUIRE(seen.size() == kept.aicore.size());
+    for (std::size_t i = 0; i < seen.size(); ++i) {
+        CAPTURE(i);
+        CHECK(seen[i].core == kept.aicore[i].core);
+        CHECK(seen[i].token == kept.aicore[i].token);
+        CHECK(seen[i].reg == kept.aicore[i].reg);
+        CHECK(seen[i].start == kept.aicore[i].start);
+        CHECK(seen[i].end == kept.aicore[i].end);
+        CHECK(seen[i].r2s == kept.aicore[i].r2s);
+    }
+    CHECK(streamed.base_cycles == kept.base_cycles);  // the rows still set the time base
+    CHECK(streamed.min_device_cycles == kept.min_device_cycles);
+
+    const std::string bad = dir.write(
+        "bad.json", R"({"chip_swimlane_level": 2, "metadata": {"clock_freq_hz": 50000000},
+        "aicore_tasks": [[0, 1, 1, 2000, -3000, 5]], "aicpu_tasks": [[0, 1, 1500, 3100]]})");
+    std::size_t calls = 0;
+    CHECK_THROWS_AS(sw::records_reader(bad).on_aicore_row([&](const sw::aicore_row&) { ++calls; }).read(),
+                    dfx::convert::input_error);
+    CHECK(calls == 0);  // a bad row is rejected before it reaches the sink
+}
+
+// dfx sched-overhead takes Part 5's thread loops right after reading and
+// frees the phases: the breakdown from those is the one from the phases.
+TEST_CASE("the loop breakdown from thread loops taken early is the one from the phases") {
+    scratch_dir dir;
+    const std::string path = dir.write("r.json", loops_doc);
+    sw::perf_data pd = sw::load_perf_data(path, nullptr, false, sw::phase_records::loop);
+    const sw::loop_breakdown from_phases = loops_of(pd);
+    const std::vector<sw::thread_loop> early = sw::thread_loops(pd);
+    std::vector<sw::loop_lane>().swap(pd.loop);
+    const sw::deps_graph no_deps;
+    const sw::loop_breakdown b = sw::compute_loop_breakdown(pd, no_deps, sw::fold_task_ids(pd.tasks), &early);
+    REQUIRE(b.threads.size() == from_phases.threads.size());
+    REQUIRE(b.threads.size() == 2);
+    for (std::size_t i = 0; i < b.threads.size(); ++i) {
+        CAPTURE(i);
+        CHECK(b.threads[i].thread == from_phases.threads[i].thread);
+        CHECK(b.threads[i].total_us == from_phases.threads[i].total_us);
+        CHECK(b.threads[i].idle_us == from_phases.threads[i].idle_us);
+        CHECK(b.threads[i].completed == from_phases.threads[i].completed);
+        CHECK(b.threads[i].loops == from_phases.threads[i].loops);
+    }
+    CHECK(b.total_us == from_phases.total_us);
+    CHECK(b.total_completed == from_phases.total_completed);
 }

@@ -82,6 +82,11 @@ int run(const sched_args& a) {
         const std::string sibling = sw::sibling_path(records, dfx::schema::deps_file);
         if (std::filesystem::exists(sibling, ec)) deps_path = sibling;
     }
+    // Part 5's per-thread loops now, and the phases freed: they would sit
+    // beside the deps graph and the overhead sweep (24 bytes a phase).
+    const std::vector<sw::thread_loop> loops = sw::thread_loops(pd);
+    std::vector<sw::loop_lane>().swap(pd.loop);
+    std::vector<std::vector<sw::sched_record>>().swap(pd.sched);
     if (pd.level < min_level)
         throw input_error(fmt::format(
             "{}: chip_swimlane_level {}: the scheduler loop breakdown needs level >= {} (scheduler phases); capture "
@@ -102,12 +107,13 @@ int run(const sched_args& a) {
     }
     sw::deps_graph deps;
     try {
-        deps = sw::load_deps_graph(deps_path, stderr, sw::deps_policy::required, a.lenient);
+        deps = sw::load_deps_graph(deps_path, stderr, sw::deps_policy::required, a.lenient,
+                                   dfx::convert::reader_threads::one_thread, /*task_maps=*/false);
     } catch (const std::exception& e) {
         throw input_error(fmt::format("failed to read deps.json {}: {}", deps_path, without_path(e.what(), deps_path)));
     }
     if (a.stats == "text" && to_stdout) {
-        const int rc = sw::print_sched_overhead(stdout, stderr, pd, deps);
+        const int rc = sw::print_sched_overhead(stdout, stderr, pd, deps, &loops);
         std::fflush(stdout);
         return rc;
     }
@@ -116,13 +122,13 @@ int run(const sched_args& a) {
     if (a.stats == "text") {
         std::unique_ptr<std::FILE, int (*)(std::FILE*)> tmp(std::tmpfile(), &std::fclose);
         if (!tmp) throw input_error("--stats-output: cannot create a temporary file");
-        rc = sw::print_sched_overhead(tmp.get(), stderr, pd, deps);
+        rc = sw::print_sched_overhead(tmp.get(), stderr, pd, deps, &loops);
         std::rewind(tmp.get());
         char chunk[4096];
         std::size_t n = 0;
         while ((n = std::fread(chunk, 1, sizeof chunk, tmp.get())) > 0) body.append(chunk, n);
     } else {
-        const sw::sched_overhead_report report = sw::compute_sched_overhead(pd, deps);
+        const sw::sched_overhead_report report = sw::compute_sched_overhead(pd, deps, &loops);
         const auto measures = sw::sched_overhead_records(pd, report);
         body = a.stats == "json" ? sw::render_sched_overhead_json(measures) : sw::render_sched_overhead_csv(measures);
         if (report.loops.threads.empty()) {

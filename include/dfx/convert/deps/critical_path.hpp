@@ -95,7 +95,7 @@ inline cp_result analyze_critical_path(const std::filesystem::path& dir, const s
     r.freq = rec.freq;
     deps_load_options load;
     load.lenient = lenient;
-    detail::cp_deps_sink deps;
+    detail::cp_deps_sink deps(rec, tol);
     read_deps((dir / schema::deps_file).string(), deps, load);
     name_map names = load_name_map(name_map_path.string(), lenient);
     const auto n = static_cast<std::uint32_t>(rec.id.size());
@@ -103,9 +103,8 @@ inline cp_result analyze_critical_path(const std::filesystem::path& dir, const s
     const std::vector<std::int64_t>& end = rec.end;
 
     // Happens-before edges: p finished (within tol) before s started, and started strictly earlier.
-    const detail::cp_lists hb_pred = detail::happens_before(rec, deps.edges, tol);
+    const detail::cp_lists hb_pred = detail::happens_before(rec, deps.hb);
     r.kept_edges = hb_pred.items.size();
-    std::vector<std::pair<std::uint64_t, std::uint64_t>>().swap(deps.edges);
 
     // Same-core predecessor: the task holding the running maximum end on the
     // core, cores in ascending order, each core's slices by (start, end, task id).

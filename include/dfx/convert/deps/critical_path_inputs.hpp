@@ -53,20 +53,12 @@ struct cp_records {
 // swimlane's records_reader: the one reader of that file, so critical-path
 // checks what swimlane checks (integer, non-negative cycle counts, UTF-8, the
 // whole grammar, no repeated top-level key). Phases and AICPU rows are read
-// and checked but not kept: nothing here uses them.
+// and checked but not kept: nothing here uses them; each AICore row becomes
+// its slice as it is read (records_reader::on_aicore_row), not kept whole.
 inline cp_records read_cp_records(const std::string& path, bool lenient = false) {
-    swimlane::records_file rf =
-        swimlane::records_reader(path).lenient(lenient).keep_phases(false).keep_aicpu_rows(false).read();
-    if (!rf.level || *rf.level < 1 || *rf.level > 4)
-        throw input_error(path + ": chip_swimlane_level: expected 1, 2, 3 or 4" + (rf.level ? ", found " + to_decimal(*rf.level) : ": missing"));
-    if (rf.meta.clock_freq_hz <= 0 || rf.meta.clock_freq_hz > INT64_MAX)
-        throw input_error(path + ": metadata.clock_freq_hz missing or not positive");
-    if (rf.aicore.empty()) throw input_error(path + ": no aicore_tasks records (empty or failed profiling run?)");
-    if (rf.aicore.size() >= id_index::npos) throw input_error(path + ": too many aicore_tasks records");
     cp_records out;
-    out.freq = static_cast<std::int64_t>(rf.meta.clock_freq_hz);
-    out.slices.reserve(rf.aicore.size());
-    for (const swimlane::aicore_row& r : rf.aicore) {
+    auto add_row = [&](const swimlane::aicore_row& r) {
+        if (out.slices.size() >= id_index::npos - 1) throw input_error(path + ": too many aicore_tasks records");
         const auto start = static_cast<std::int64_t>(r.start), end = static_cast<std::int64_t>(r.end);
         const auto [t, inserted] = out.index.emplace(r.token, static_cast<std::uint32_t>(out.id.size()));
         if (inserted) {
@@ -78,24 +70,58 @@ inline cp_records read_cp_records(const std::string& path, bool lenient = false)
             out.end[t] = std::max(out.end[t], end);
         }
         out.slices.push_back({start, end, r.core, t});
-    }
+    };
+    const swimlane::records_file rf = swimlane::records_reader(path)
+                                          .lenient(lenient)
+                                          .keep_phases(false)
+                                          .keep_aicpu_rows(false)
+                                          .on_aicore_row(add_row)
+                                          .read();
+    if (!rf.level || *rf.level < 1 || *rf.level > 4)
+        throw input_error(path + ": chip_swimlane_level: expected 1, 2, 3 or 4" + (rf.level ? ", found " + to_decimal(*rf.level) : ": missing"));
+    if (rf.meta.clock_freq_hz <= 0 || rf.meta.clock_freq_hz > INT64_MAX)
+        throw input_error(path + ": metadata.clock_freq_hz missing or not positive");
+    if (out.slices.empty()) throw input_error(path + ": no aicore_tasks records (empty or failed profiling run?)");
+    out.freq = static_cast<std::int64_t>(rf.meta.clock_freq_hz);
     return out;
 }
 
-// What the analysis keeps of deps.json: the edges' endpoints in file order,
-// and per task entry its first active kernel id (the name of a path task).
-// Read and checked by deps.json's one reader, as read_deps(path) reads it.
+// A deps.json edge kept as happens-before: (succ, pred) as dense task
+// indices and the edge's position in the file.
+struct cp_kept_edge {
+    std::uint32_t succ, pred, seq;
+};
+
+// What the analysis keeps of deps.json: of each edge, only whether it is a
+// happens-before edge between two tasks that ran (their pred finished,
+// within tol, before the succ started, and started strictly earlier), as
+// it is read: the full (pred, succ) list, 16 bytes an edge, was the largest
+// array at critical-path's peak. And per task entry its first active
+// kernel id (the name of a path task). Read and checked by deps.json's one
+// reader, as read_deps(path) reads it; the records must be read first.
 class cp_deps_sink final : public deps_sink {
 public:
-    void edge(const edge_key& k, edge_detail&, edge_geometry&) override { edges.emplace_back(k.pred, k.succ); }
+    cp_deps_sink(const cp_records& rec, std::int64_t tol) : rec_(rec), tol_(tol) {}
+    void edge(const edge_key& k, edge_detail&, edge_geometry&) override {
+        if (seq_ >= UINT32_MAX - 1) throw input_error("deps.json: too many edges");
+        const std::uint32_t e = seq_++;
+        const std::uint32_t p = rec_.index.find(k.pred), s = rec_.index.find(k.succ);
+        if (p == s || p == id_index::npos || s == id_index::npos) return;
+        if (rec_.end[p] <= rec_.start[s] + tol_ && rec_.start[p] < rec_.start[s]) hb.push_back({s, p, e});
+    }
     void task(task_entry& t) override {
         const auto active = std::find_if(t.slots.begin(), t.slots.end(), [](std::int64_t s) { return s >= 0; });
         kernels.emplace_back(t.id, active == t.slots.end() ? -1 : *active);
     }
     void tensor(tensor_entry&) override {}
 
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> edges;  // (pred, succ), file order
+    std::vector<cp_kept_edge> hb;                                 // happens-before edges, file order
     std::vector<std::pair<std::uint64_t, std::int64_t>> kernels;  // (task id, first kernel id >= 0 or -1), file order
+
+private:
+    const cp_records& rec_;
+    std::int64_t tol_;
+    std::uint32_t seq_ = 0;
 };
 
 // A list per task in CSR form: items[begin[t] .. begin[t + 1]).
@@ -105,23 +131,10 @@ struct cp_lists {
     [[nodiscard]] const std::uint32_t* last(std::uint32_t t) const { return items.data() + begin[t + 1]; }
 };
 
-// The happens-before predecessors of each task: the unique deps.json edges
-// (first occurrence) between two tasks that ran, whose pred finished (within
-// tol) before the succ started and started strictly earlier; per succ in file
-// order.
-inline cp_lists happens_before(const cp_records& rec, const std::vector<std::pair<std::uint64_t, std::uint64_t>>& edges,
-                               std::int64_t tol) {
-    struct kept {
-        std::uint32_t succ, pred, seq;
-    };
-    if (edges.size() >= UINT32_MAX) throw input_error("deps.json: too many edges");
-    std::vector<kept> hb;
-    for (std::size_t e = 0; e < edges.size(); ++e) {
-        const std::uint32_t p = rec.index.find(edges[e].first), s = rec.index.find(edges[e].second);
-        if (p == s || p == id_index::npos || s == id_index::npos) continue;
-        if (rec.end[p] <= rec.start[s] + tol && rec.start[p] < rec.start[s])
-            hb.push_back({s, p, static_cast<std::uint32_t>(e)});
-    }
+// The happens-before predecessors of each task: the unique kept edges
+// (first occurrence), per succ in file order. Consumes `hb`.
+inline cp_lists happens_before(const cp_records& rec, std::vector<cp_kept_edge>& hb) {
+    using kept = cp_kept_edge;
     std::sort(hb.begin(), hb.end(), [](const kept& a, const kept& b) {
         return std::tie(a.succ, a.pred, a.seq) < std::tie(b.succ, b.pred, b.seq);
     });
@@ -134,6 +147,7 @@ inline cp_lists happens_before(const cp_records& rec, const std::vector<std::pai
     for (std::size_t t = 0; t < rec.id.size(); ++t) out.begin[t + 1] += out.begin[t];
     out.items.reserve(hb.size());
     for (const kept& k : hb) out.items.push_back(k.pred);
+    std::vector<kept>().swap(hb);
     return out;
 }
 

@@ -98,12 +98,13 @@ namespace detail {
 // task its kernel ids and block count. Tensors and annotations are not kept.
 class graph_sink final : public deps::deps_sink {
 public:
-    graph_sink(const std::string& path, deps_graph& g) : path_(path), g_(g) {}
+    graph_sink(const std::string& path, deps_graph& g, bool task_maps) : path_(path), g_(g), task_maps_(task_maps) {}
     void edge(const deps::edge_key& k, deps::edge_detail&, deps::edge_geometry&) override {
         if (seq_ == UINT32_MAX) throw input_error(path_ + ": too many edges");
         raw_edges.push_back({deps_edge{k.pred, k.succ}, seq_++});
     }
     void task(deps::task_entry& t) override {
+        if (!task_maps_) return;
         if (t.kernel_ids_listed) g_.kernels.push_back({t.id, {t.slots[0], t.slots[1], t.slots[2]}});
         g_.blocks.push_back({t.id, t.block_num});
     }
@@ -115,6 +116,7 @@ private:
     const std::string& path_;
     deps_graph& g_;
     std::uint32_t seq_ = 0;
+    bool task_maps_;
 };
 
 // Dict semantics for the per-task maps: the last entry of an id wins.
@@ -193,9 +195,13 @@ enum class deps_policy { optional, required };
 // One thread by default: dfx swimlane reads it while the records take the
 // other core; for dfx sched-overhead the pipelined read saved ~10 % of the
 // read at 200k tasks for 14 MB more peak memory, so it stays on one too.
+// `task_maps` false: the kernel ids and block counts are checked as read but
+// not kept (`kernels` and `blocks` stay empty; dfx sched-overhead reads the
+// edges only: 48 bytes a task).
 inline deps_graph load_deps_graph(const std::string& path, std::FILE* warnings = stderr,
                                   deps_policy policy = deps_policy::optional, bool lenient = false,
-                                  dfx::convert::reader_threads threads = dfx::convert::reader_threads::one_thread) {
+                                  dfx::convert::reader_threads threads = dfx::convert::reader_threads::one_thread,
+                                  bool task_maps = true) {
     deps_graph g;
     std::error_code ec;
     // A symlink that does not resolve (dangling, a loop) is a deps.json that
@@ -209,7 +215,7 @@ inline deps_graph load_deps_graph(const std::string& path, std::FILE* warnings =
     deps::deps_load_options opt;
     opt.lenient = lenient;
     opt.dialect = deps::deps_dialect::swimlane;
-    detail::graph_sink sink(path, g);
+    detail::graph_sink sink(path, g, task_maps);
     try {
         g.edges_usable = deps::read_deps(path, sink, opt, threads).edges_listed;
     } catch (const input_error& e) {

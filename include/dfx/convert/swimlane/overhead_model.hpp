@@ -11,7 +11,8 @@
 // ready(T) = max end of its producers present in the perf set, else its own
 // (earliest) dispatch. Everything is clamped to the window [first start,
 // last end]. The sweep visits the sorted distinct breakpoints and calls back
-// once per segment [a, b) with the counts in force: O(n log n).
+// once per segment [a, b) with the counts in force: O(n log n). The events
+// are 8-byte times in sorted arrays (sweep_breakpoints.hpp).
 #pragma once
 
 #include <algorithm>
@@ -21,6 +22,7 @@
 
 #include "dfx/convert/swimlane/deps_graph.hpp"
 #include "dfx/convert/swimlane/perf_data.hpp"
+#include "dfx/convert/swimlane/sweep_breakpoints.hpp"
 
 namespace dfx::convert::swimlane {
 
@@ -80,6 +82,13 @@ struct overhead_sweep {
     // The same with the tasks' fold_task_ids(pd.tasks), when the caller has it.
     template <class Segment>
     void run(const perf_data& pd, const deps_graph& deps, const std::vector<task_id_timing>& ids, Segment&& seg) const {
+        breakpoints(pd, deps, ids).walk(seg);
+    }
+
+    // The sweep's events, sorted (sweep_breakpoints.hpp): `dfx sched-overhead`
+    // keeps them to ask, in Part 2, whether a type had ready work at a time.
+    [[nodiscard]] sweep_breakpoints breakpoints(const perf_data& pd, const deps_graph& deps,
+                                                const std::vector<task_id_timing>& ids) const {
         const std::vector<task>& tasks = pd.tasks;
         auto slot_of = [&](std::uint16_t type) -> int {
             for (std::size_t i = 0; i < types.size(); ++i) {
@@ -87,31 +96,44 @@ struct overhead_sweep {
             }
             return -1;
         };
-        struct delta {  // 16 bytes: with int counts it was 24, the sweep's largest array
-            double t;
-            std::int32_t slot;
-            std::int8_t run;
-            std::int8_t ready;
-        };
-        // Reserved to their bounds (two breakpoints per row and per task id; a
-        // task's ready deltas once per tracked type), so growth by doubling
-        // never holds two copies: at 10^6 tasks these are the sweep's peak.
-        std::vector<delta> deltas;
-        deltas.reserve(2 * tasks.size() + 2 * ids.size() * std::max<std::size_t>(1, types.size()));
-        std::vector<double> times{w0, w1};
-        times.reserve(2 + 2 * tasks.size() + 2 * ids.size());
         auto clamp = [&](double x) { return std::max(w0, std::min(x, w1)); };
+        sweep_breakpoints out(w0, w1, types.size());
+        // Reserved exactly (runs) or to a bound (ready: an id with a row of
+        // the type; bare: an id with no tracked row), so that no array grows
+        // by doubling: two copies of one at once were the sweep's peak.
+        {
+            std::vector<std::size_t> runs(types.size(), 0), readies(types.size(), 0);
+            std::size_t bare = 0;
+            for (const task& t : tasks) {
+                const int slot = slot_of(t.core_type);
+                if (slot >= 0 && clamp(t.end_us) > clamp(t.start_us)) ++runs[static_cast<std::size_t>(slot)];
+            }
+            std::vector<char> seen(types.size());
+            for (const task_id_timing& f : ids) {
+                std::fill(seen.begin(), seen.end(), 0);
+                bool any = false;
+                for (std::uint32_t i = f.first_row; i < f.first_row + f.rows; ++i) {
+                    const int slot = slot_of(tasks[i].core_type);
+                    if (slot >= 0 && !seen[static_cast<std::size_t>(slot)]) {
+                        seen[static_cast<std::size_t>(slot)] = 1;
+                        ++readies[static_cast<std::size_t>(slot)];
+                        any = true;
+                    }
+                }
+                bare += any ? 0 : 1;
+            }
+            for (std::size_t i = 0; i < types.size(); ++i) {
+                out.reserve_run(i, runs[i]);
+                out.reserve_ready(i, readies[i]);
+            }
+            out.reserve_bare(2 * bare);
+        }
         for (const task& t : tasks) {
             const int slot = slot_of(t.core_type);
             if (slot < 0) continue;
             const double s = clamp(t.start_us);
             const double e = clamp(t.end_us);
-            if (e > s) {
-                deltas.push_back({s, slot, 1, 0});
-                deltas.push_back({e, slot, -1, 0});
-                times.push_back(s);
-                times.push_back(e);
-            }
+            if (e > s) out.add_run(static_cast<std::size_t>(slot), s, e);
         }
         std::vector<int> id_slots;
         for (const task_id_timing& f : ids) {
@@ -140,28 +162,14 @@ struct overhead_sweep {
                     id_slots.push_back(slot);
                 }
             }
-            for (const int slot : id_slots) {
-                deltas.push_back({r, slot, 0, 1});
-                deltas.push_back({dd, slot, 0, -1});
+            for (const int slot : id_slots) out.add_ready(static_cast<std::size_t>(slot), r, dd);
+            if (id_slots.empty()) {  // still breakpoints of the sweep
+                out.add_bare(r);
+                out.add_bare(dd);
             }
-            times.push_back(r);
-            times.push_back(dd);
         }
-        std::sort(times.begin(), times.end());
-        times.erase(std::unique(times.begin(), times.end()), times.end());
-        std::sort(deltas.begin(), deltas.end(), [](const delta& a, const delta& b) { return a.t < b.t; });
-        std::vector<std::int64_t> running(types.size(), 0);
-        std::vector<std::int64_t> ready(types.size(), 0);
-        std::size_t d = 0;
-        for (std::size_t i = 0; i + 1 < times.size(); ++i) {
-            const double a = times[i];
-            while (d < deltas.size() && deltas[d].t <= a) {
-                running[static_cast<std::size_t>(deltas[d].slot)] += deltas[d].run;
-                ready[static_cast<std::size_t>(deltas[d].slot)] += deltas[d].ready;
-                ++d;
-            }
-            seg(a, times[i + 1], running, ready);
-        }
+        out.sort();
+        return out;
     }
 };
 

@@ -271,12 +271,14 @@ inline void print_critical_path(std::FILE* out, const critical_path_share& p) {
 // Prints the report for already-loaded inputs; returns the exit code (errors
 // go to `err` as "Error: ..." lines, as the reference prints them, after the
 // parts already printed).
-inline int print_sched_overhead(std::FILE* out, std::FILE* err, const perf_data& pd, const deps_graph& deps) {
+// `loops`: thread_loops(pd), when taken before pd.loop was freed.
+inline int print_sched_overhead(std::FILE* out, std::FILE* err, const perf_data& pd, const deps_graph& deps,
+                                const std::vector<thread_loop>* loops = nullptr) {
     if (pd.tasks.empty()) {
         fmt::print(err, "Error: No tasks found in perf data\n");
         return 1;
     }
-    const sched_overhead_report r = compute_sched_overhead(pd, deps);
+    const sched_overhead_report r = compute_sched_overhead(pd, deps, loops);
     print_overhead_verdict(out, pd, r);
     print_switches(out, pd, r);
     print_head_tail(out, r);

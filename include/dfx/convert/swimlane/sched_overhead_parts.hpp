@@ -31,6 +31,7 @@
 #include "dfx/convert/swimlane/deps_graph.hpp"
 #include "dfx/convert/swimlane/overhead_model.hpp"
 #include "dfx/convert/swimlane/perf_data.hpp"
+#include "dfx/convert/swimlane/sweep_breakpoints.hpp"
 
 namespace dfx::convert::swimlane {
 
@@ -52,17 +53,11 @@ struct overhead_verdict {                   // Part 1
     std::vector<double> overhead_by_type;   // per present type: time in overhead
     double all_overhead = 0.0;              // every engine blocked
     double has_overhead = 0.0;              // every working engine starved
-    // The ready step function: breakpoints and, per present type, whether
-    // any task was ready (a byte, not the count: Part 2 asks only that, and
-    // the count took 8 bytes per breakpoint and type).
-    std::vector<double> step_times;
-    std::vector<std::vector<std::uint8_t>> step_ready;
+    // The sweep's sorted events, kept for Part 2 (any_ready_at and the
+    // breakpoints inside a switch gap); empty unless asked for.
+    sweep_breakpoints steps;
 
-    [[nodiscard]] bool any_ready_at(std::size_t slot, double t) const {
-        if (step_times.empty() || t < step_times.front()) return false;
-        const auto idx = std::upper_bound(step_times.begin(), step_times.end(), t) - step_times.begin() - 1;
-        return step_ready[slot][static_cast<std::size_t>(idx)] != 0;
-    }
+    [[nodiscard]] bool any_ready_at(std::size_t slot, double t) const { return steps.any_ready_at(slot, t); }
 };
 
 // Part 1's verdict from has_overhead as a share of the makespan: the
@@ -214,11 +209,11 @@ inline head_tail head_tail_of(const std::vector<task>& tasks, const rows_per_cor
 }  // namespace sched_overhead_detail
 
 // Part 1: the overhead sweep over the core types present (sorted by name).
-// `keep_steps`: also keep the ready step function (Part 2 reads it through
-// any_ready_at); `dfx report` needs the totals only, and the steps are two
-// per task row, each a double and a byte per core type (about 60 MB at 10^6
-// tasks). `task_ids`: fold_task_ids(pd.tasks), when the caller has it (the
-// sweep folds the tasks itself otherwise: a second copy at its peak).
+// `keep_steps`: also keep the sweep's events (Part 2 reads them through
+// any_ready_at); `dfx report` needs the totals only, and the events are two
+// 8-byte times per task row and per ready task and type (about 65 MB at
+// 10^6 tasks). `task_ids`: fold_task_ids(pd.tasks), when the caller has it
+// (the sweep folds the tasks itself otherwise: a second copy at its peak).
 inline overhead_verdict compute_overhead_verdict(const perf_data& pd, const deps_graph& deps, const task_window& w,
                                                  bool keep_steps = true,
                                                  const std::vector<task_id_timing>* task_ids = nullptr) {
@@ -239,12 +234,7 @@ inline overhead_verdict compute_overhead_verdict(const perf_data& pd, const deps
     sweep.w0 = w.w0;
     sweep.w1 = w.w1;
     v.overhead_by_type.assign(v.present.size(), 0.0);
-    v.step_ready.resize(v.present.size());
     auto segment = [&](double a, double b, const auto& running, const auto& ready) {
-        if (keep_steps) {
-            v.step_times.push_back(a);
-            for (std::size_t i = 0; i < v.present.size(); ++i) v.step_ready[i].push_back(ready[i] > 0 ? 1 : 0);
-        }
         const double length = b - a;
         if (length <= 0) return;
         bool all = !v.present.empty(), any_work = false, work_idle = true;
@@ -261,8 +251,13 @@ inline overhead_verdict compute_overhead_verdict(const perf_data& pd, const deps
         if (all) v.all_overhead += length;
         if (any_work && work_idle) v.has_overhead += length;
     };
-    if (task_ids) sweep.run(pd, deps, *task_ids, segment);
-    else sweep.run(pd, deps, segment);
+    if (!keep_steps) {
+        if (task_ids) sweep.run(pd, deps, *task_ids, segment);
+        else sweep.run(pd, deps, segment);
+        return v;
+    }
+    v.steps = task_ids ? sweep.breakpoints(pd, deps, *task_ids) : sweep.breakpoints(pd, deps, fold_task_ids(tasks));
+    v.steps.walk(segment);
     return v;
 }
 
@@ -275,6 +270,7 @@ inline switch_stats compute_switches(const perf_data& pd, const rows_per_core& b
     switch_stats s;
     s.events.resize(pd.core_type_names.size());
     s.split.assign(pd.core_type_names.size(), {0.0, 0.0});
+    std::vector<double> pts;  // a gap's pieces: its ends and the breakpoints inside
     for (std::size_t c = 0; c < by_core.cores.size(); ++c) {
         std::vector<std::uint32_t> rows = by_core.rows[c];
         // (start, end, dispatch) tuple order.
@@ -304,11 +300,8 @@ inline switch_stats compute_switches(const perf_data& pd, const rows_per_core& b
                 continue;
             }
             const auto slot = static_cast<std::size_t>(slot_it - v.present.begin());
-            std::vector<double> pts{ga};
-            for (auto it = std::upper_bound(v.step_times.begin(), v.step_times.end(), ga);
-                 it != v.step_times.end() && *it < gb; ++it) {
-                pts.push_back(*it);
-            }
+            pts.assign(1, ga);
+            v.steps.breakpoints_between(ga, gb, pts);
             pts.push_back(gb);
             for (std::size_t j = 0; j + 1 < pts.size(); ++j) {
                 (v.any_ready_at(slot, pts[j]) ? s.split[ty].first : s.split[ty].second) += pts[j + 1] - pts[j];
@@ -441,15 +434,13 @@ inline void add_totals(loop_breakdown& b) {
 
 }  // namespace sched_overhead_detail
 
-// Part 5: the scheduler loop per thread with phase records. A thread's
-// completed tasks are the logical tasks attributed to it, or without any
-// attribution the finishes its complete phases counted.
-inline loop_breakdown compute_loop_breakdown(const perf_data& pd, const deps_graph& deps,
-                                             const std::vector<task_id_timing>& ids) {
+// Part 5's loop of every scheduler thread with phase records, before the
+// tasks are attributed to them: `dfx sched-overhead` takes it right after
+// reading and frees the phases (pd.loop), which would otherwise sit beside
+// the sweep at its peak.
+inline std::vector<thread_loop> thread_loops(const perf_data& pd) {
     using namespace sched_overhead_detail;
-    loop_breakdown b;
-    auto logical = logical_tasks_by_thread(pd, ids);
-    const bool any_attributed = !logical.empty();
+    std::vector<thread_loop> out;
     // The lanes as read with phase_records::loop, or else built from the full records.
     const std::size_t lanes = pd.loop.empty() ? pd.sched.size() : pd.loop.size();
     for (std::size_t th = 0; th < lanes; ++th) {
@@ -461,10 +452,24 @@ inline loop_breakdown compute_loop_breakdown(const perf_data& pd, const deps_gra
             for (const sched_record& r : pd.sched[th]) lane.add(r);
             t = loop_of_thread(lane, pd.clock, th);
         }
-        if (!t) continue;
-        t->completed = any_attributed ? logical[t->thread] : t->finishes;
-        b.threads.push_back(*t);
+        if (t) out.push_back(*t);
     }
+    return out;
+}
+
+// Part 5: the scheduler loop per thread with phase records. A thread's
+// completed tasks are the logical tasks attributed to it, or without any
+// attribution the finishes its complete phases counted. `loops`:
+// thread_loops(pd) when taken already.
+inline loop_breakdown compute_loop_breakdown(const perf_data& pd, const deps_graph& deps,
+                                             const std::vector<task_id_timing>& ids,
+                                             const std::vector<thread_loop>* loops = nullptr) {
+    using namespace sched_overhead_detail;
+    loop_breakdown b;
+    auto logical = logical_tasks_by_thread(pd, ids);
+    const bool any_attributed = !logical.empty();
+    b.threads = loops ? *loops : thread_loops(pd);
+    for (thread_loop& t : b.threads) t.completed = any_attributed ? logical[t.thread] : t.finishes;
     if (b.threads.empty()) return b;
     add_fan_degrees(pd, deps, ids, b.threads);
     add_totals(b);
@@ -506,8 +511,10 @@ inline critical_path_share compute_critical_path(const deps_graph& deps, const s
     return p;
 }
 
-// Every part's numbers; `pd.tasks` must not be empty.
-inline sched_overhead_report compute_sched_overhead(const perf_data& pd, const deps_graph& deps) {
+// Every part's numbers; `pd.tasks` must not be empty. `loops`:
+// thread_loops(pd), when taken before pd.loop was freed.
+inline sched_overhead_report compute_sched_overhead(const perf_data& pd, const deps_graph& deps,
+                                                    const std::vector<thread_loop>* loops = nullptr) {
     using namespace sched_overhead_detail;
     sched_overhead_report r;
     const auto ids = fold_task_ids(pd.tasks);
@@ -516,7 +523,7 @@ inline sched_overhead_report compute_sched_overhead(const perf_data& pd, const d
     r.head_tail_oh = head_tail_of(pd.tasks, by_core);
     r.verdict = compute_overhead_verdict(pd, deps, r.window, true, &ids);
     r.switches = compute_switches(pd, by_core, r.window, r.verdict);
-    r.loops = compute_loop_breakdown(pd, deps, ids);
+    r.loops = compute_loop_breakdown(pd, deps, ids, loops);
     r.path = compute_critical_path(deps, ids);
     return r;
 }
