@@ -27,7 +27,7 @@
 
 #include "dfx/collect.hpp"
 #include "dfx/output/dep_gen_host.hpp"
-#include "floor.hpp"
+#include "dep_gen_task.hpp"
 
 namespace {
 
@@ -35,36 +35,7 @@ using guards = typename dfx::collectors<dfx::swimlane_level<0>, dfx::dep_gen<tru
 using sink_type = dfx::orchestrator_sink<guards, dfx::block<>>;
 using view_type = dfx::orchestrator_view<guards, dfx::steady_clock_source, sink_type>;
 
-struct task_descriptor {
-    std::uint64_t id;
-    std::uint64_t args[3];
-};
-
-dfx::tensor_view tensor(std::uint64_t addr) {
-    dfx::tensor_view v;
-    v.addr = addr;
-    v.size = 4096;
-    v.ndims = 1;
-    v.shape[0] = 1024;
-    v.strides[0] = 1;
-    return v;
-}
-
-// orchestrator_bench.cpp's submit_work.
-struct submit_work {
-    dfx::tensor_view a = tensor(0x1000), b = tensor(0x2000), c = tensor(0x3000);
-    dfx::submit_arg args[3] = {{dfx::arg_type::input, &a}, {dfx::arg_type::input, &b}, {dfx::arg_type::inout, &c}};
-    task_descriptor ring[64] = {};
-
-    void publish(std::uint64_t id) {
-        task_descriptor& d = ring[id & 63];
-        d.id = id;
-        d.args[0] = a.addr;
-        d.args[1] = b.addr;
-        d.args[2] = c.addr;
-        benchmark::DoNotOptimize(d);
-    }
-};
+using bench::dep_gen::submit_work;
 
 void plain(std::uint64_t tasks) {
     submit_work w;
@@ -73,29 +44,14 @@ void plain(std::uint64_t tasks) {
     CALLGRIND_STOP_INSTRUMENTATION;
 }
 
-// orchestrator_bench.cpp's BM_orchestrator_dep_gen_floor.
+// The floor (bench/dep_gen_task.hpp), as BM_orchestrator_dep_gen_floor runs it.
 void floor(std::uint64_t tasks) {
     auto arena = std::make_unique<bench::floor_arena>();
     submit_work w;
-    struct header {
-        std::uint64_t task_id;
-        std::uint32_t flags, tensor_count, dep_count;
-        std::int32_t kernel_ids[3];
-        std::uint32_t block_num, reserved;
-    };
     CALLGRIND_START_INSTRUMENTATION;
     for (std::uint64_t id = 1; id <= tasks; ++id) {
         w.publish(id);
-        const std::uint64_t deps[1] = {id - 1};
-        std::byte* out = arena->take(sizeof(header) + 3 * sizeof(dfx::tensor_view) + sizeof deps);
-        const header h{id, 0, 3, 1, {-1, 1, -1}, 1, 0};
-        std::memcpy(out, &h, sizeof h);
-        out += sizeof h;
-        for (const dfx::submit_arg& a : w.args) {
-            std::memcpy(out, a.view, sizeof(dfx::tensor_view));
-            out += sizeof(dfx::tensor_view);
-        }
-        std::memcpy(out, deps, sizeof deps);
+        bench::dep_gen::floor_copy(*arena, w, id);
         benchmark::ClobberMemory();
     }
     CALLGRIND_STOP_INSTRUMENTATION;
@@ -116,8 +72,7 @@ int dep_gen(std::uint64_t tasks) {
         CALLGRIND_START_INSTRUMENTATION;
         for (std::uint64_t id = 1; id <= tasks; ++id) {
             w.publish(id);
-            const std::uint64_t deps[1] = {id - 1};
-            view.capture_submit({.task_id = id, .kernel_ids = {-1, 1, -1}, .args = w.args, .explicit_deps = deps});
+            w.capture(view, id);
         }
         CALLGRIND_STOP_INSTRUMENTATION;
     }

@@ -40,6 +40,7 @@
 #include <benchmark/benchmark.h>
 
 #include "checked_run.hpp"
+#include "dep_gen_task.hpp"
 #include "floor.hpp"
 #include "no_wait_channels.hpp"
 
@@ -104,43 +105,7 @@ struct orchestrator {
     }
 };
 
-struct task_descriptor {
-    std::uint64_t id;
-    std::uint64_t args[3];
-};
-
-dfx::tensor_view tensor(std::uint64_t addr) {
-    dfx::tensor_view v;
-    v.addr = addr;
-    v.size = 4096;
-    v.ndims = 1;
-    v.shape[0] = 1024;
-    v.strides[0] = 1;
-    return v;
-}
-
-// The submit path of a runtime without DFX: fill the task's descriptor in
-// the ring and publish it. Every dep_gen variant does exactly this.
-struct submit_work {
-    dfx::tensor_view a = tensor(0x1000), b = tensor(0x2000), c = tensor(0x3000);
-    dfx::submit_arg args[3] = {{dfx::arg_type::input, &a}, {dfx::arg_type::input, &b}, {dfx::arg_type::inout, &c}};
-    task_descriptor ring[64] = {};
-
-    void publish(std::uint64_t id) {
-        task_descriptor& d = ring[id & 63];
-        d.id = id;
-        d.args[0] = a.addr;
-        d.args[1] = b.addr;
-        d.args[2] = c.addr;
-        benchmark::DoNotOptimize(d);
-    }
-
-    template <class View>
-    void capture(View& view, std::uint64_t id) const {
-        const std::uint64_t deps[1] = {id - 1};
-        view.capture_submit({.task_id = id, .kernel_ids = {-1, 1, -1}, .args = args, .explicit_deps = deps});
-    }
-};
+using bench::dep_gen::submit_work;
 
 void BM_orchestrator_dep_gen_plain(benchmark::State& state) {
     submit_work w;
@@ -191,26 +156,10 @@ void BM_orchestrator_dep_gen_floor(benchmark::State& state) {
     static_assert(On);
     auto arena = std::make_unique<bench::floor_arena>();
     submit_work w;
-    struct header {
-        std::uint64_t task_id;
-        std::uint32_t flags, tensor_count, dep_count;
-        std::int32_t kernel_ids[3];
-        std::uint32_t block_num, reserved;
-    };
-    static_assert(sizeof(header) == 40);
     std::uint64_t id = 0;
     for (auto _ : state) {
         w.publish(++id);
-        const std::uint64_t deps[1] = {id - 1};
-        std::byte* out = arena->take(sizeof(header) + 3 * sizeof(dfx::tensor_view) + sizeof deps);
-        const header h{id, 0, 3, 1, {-1, 1, -1}, 1, 0};
-        std::memcpy(out, &h, sizeof h);
-        out += sizeof h;
-        for (const dfx::submit_arg& a : w.args) {
-            std::memcpy(out, a.view, sizeof(dfx::tensor_view));
-            out += sizeof(dfx::tensor_view);
-        }
-        std::memcpy(out, deps, sizeof deps);
+        bench::dep_gen::floor_copy(*arena, w, id);
         benchmark::ClobberMemory();
     }
 }
