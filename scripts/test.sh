@@ -75,8 +75,9 @@ run_build gcc-tsan g++ "tests/transport/transport_tests:transport tests/convert_
   -Dconverters_one_unit=true
 # A user's plain release build (buildtype=release: -O3), warnings as errors,
 # because some g++ 12 warnings appear only at -O3. Only the two programs and
-# the tests g++ 12 warned in at -O3, not the whole project: about 3 minutes
-# here instead of 8; the builds above compile everything at -O0/-Og/-O2.
+# the tests g++ 12 warned in at -O3, not the whole project: about 2 minutes
+# here (dfx as one unit) instead of 8; the builds above compile everything
+# at -O0/-Og/-O2.
 run_build gcc-release g++ "tools/dfx/dfx:swimlane_golden_l4_deps examples/sim_runtime/dfx-sim:sim_chain
   tests/sim/sim_e2e_tests:sim_two_pass tests/convert_deps/convert_deps_units:convert_deps_units" \
   -Dbuildtype=release -Dbenchmarks=disabled -Dconverters_one_unit=true
