@@ -120,6 +120,10 @@ TEST_CASE("bad input: one error naming the file and line") {
               .find("expected a non-negative integer") != std::string::npos);
     CHECK(error_of("{\"version\": 6}\n{\"site\": \"a:1\", \"site\": \"b:2\", \"phase\": \"end\", \"ring\": 0}\n")
               .find(":2: duplicate key \"site\"") != std::string::npos);
+    // A key with a control character in it (escaped in the file) stays on one line.
+    CHECK(error_of("{\"version\": 6, \"\\u000a\": 1, \"\\n\": 2}\n").find(":1: duplicate key \"\\x0a\"") != std::string::npos);
+    CHECK(error_of("{\"version\": 6}\n{\"site\": \"a:1\", \"\\n\": 1, \"\\n\": 2}\n").find(":2: duplicate key \"\\x0a\"") !=
+          std::string::npos);
     CHECK(error_of("").find("file is empty") != std::string::npos);
     CHECK(error_of("{\"version\": 6, \"total\": 0}\n").find("no scope records") != std::string::npos);
     std::string short_file = spec_example;

@@ -156,6 +156,14 @@ TEST_CASE("json_object_stream: a member asked for in batches that is no array is
     }
 }
 
+TEST_CASE("json_object_stream: a repeated top-level key is one error line, control characters shown escaped") {
+    scratch_dir dir;
+    const std::string text = R"({"a\u000ab": 1, "a\nb": 2})";
+    const auto path = dir.write("dup.json", text);
+    CHECK_THROWS_WITH_AS(run_batches(path, text, 4, 6, true),
+                         (path + R"(: at byte 16: duplicate top-level key "a\x0ab")").c_str(), input_error);
+}
+
 TEST_CASE("json_object_stream: truncation inside batches is an error at every cut") {
     scratch_dir dir;
     const std::string text = R"({"flat": [[1, 2], {"s": "x"}], "lanes": [[{"k": 1}], [2]]})";

@@ -498,7 +498,7 @@ private:
         // value, this stream would deliver both, and either way one of them
         // is silently ignored by a reader.
         if (!top_keys_.insert(key_).second)
-            throw input_error(path_ + ": at byte " + std::to_string(key_at_) + ": duplicate top-level key \"" + key_ + "\"");
+            throw input_error(path_ + ": at byte " + std::to_string(key_at_) + ": duplicate top-level key \"" + printable_json_key(key_) + "\"");
         ask_use();
     }
 

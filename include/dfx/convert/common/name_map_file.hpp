@@ -42,18 +42,6 @@ enum class name_map_checks : unsigned char {
     grammar,  // a readable file holding a JSON object, nothing more
 };
 
-// A key as it may appear in a one-line error message: control characters
-// (a "\n" escape in the file is a real newline once unescaped) as \xNN.
-inline std::string printable_json_key(std::string_view key) {
-    std::string out;
-    for (const char c : key) {
-        const auto u = static_cast<unsigned char>(c);
-        if (u < 0x20 || u == 0x7F) out += fmt::format("\\x{:02x}", u);
-        else out.push_back(c);
-    }
-    return out;
-}
-
 // The parsed file: its top-level object, valid while this lives.
 class name_map_file {
 public:

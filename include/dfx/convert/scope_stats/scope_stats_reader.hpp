@@ -72,7 +72,7 @@ struct scope_stats_where {
 
     std::string str() const {
         std::string s = path + ":" + std::to_string(line);
-        if (!key.empty()) s.append(": \"").append(key).append("\"");
+        if (!key.empty()) s.append(": \"").append(printable_json_key(key)).append("\"");
         return s;
     }
     [[noreturn]] void fail(std::string_view what) const { throw input_error(str() + ": " + std::string(what)); }
@@ -178,7 +178,7 @@ inline scope_stats_file read_scope_stats(const std::string& path) {
                 for (auto field : object) {
                     std::string_view key;
                     if (field.unescaped_key().get(key)) where.fail("bad key");
-                    if (!keys.add(key)) where.fail("duplicate key \"" + std::string(key) + "\"");
+                    if (!keys.add(key)) where.fail("duplicate key \"" + printable_json_key(key) + "\"");
                     const detail::scope_stats_where at{path, line_no, key};
                     simdjson::ondemand::value value;
                     if (field.value().get(value)) at.fail("bad value");
@@ -209,7 +209,7 @@ inline scope_stats_file read_scope_stats(const std::string& path) {
             for (auto field : object) {
                 std::string_view key;
                 if (field.unescaped_key().get(key)) where.fail("bad key");
-                if (!keys.add(key)) where.fail("duplicate key \"" + std::string(key) + "\"");
+                if (!keys.add(key)) where.fail("duplicate key \"" + printable_json_key(key) + "\"");
                 const detail::scope_stats_where at{path, line_no, key};
                 simdjson::ondemand::value value;
                 if (field.value().get(value)) at.fail("bad value");
