@@ -6,13 +6,15 @@
 //   BM_convert_swimlane/<tasks>        dfx swimlane records (deps.json beside it) -> merged trace
 //   BM_convert_swimlane_to_null/<tasks>  the same with the trace written to /dev/null: the
 //                                      converter's own speed, without the disk's write-back
+//   BM_convert_swimlane_perfetto/<tasks> the same trace as Perfetto protobuf (--format perfetto), to a file
 //   BM_convert_sched_overhead/<tasks>  dfx sched-overhead records (deps.json beside it)
 //   BM_convert_deps_text/<tasks>       dfx deps deps.json -> text report
 //   BM_convert_scope_stats/<tasks>     dfx scope-stats scope_stats.jsonl -> HTML report
 //
 // bytes_per_second is input bytes over wall time; counters: input_MB,
-// peak_rss_MB, cpu_s (the child's user + system seconds per run, the
-// measure to compare on a machine that is not quiet). The reference Python tools' times for 10k / 50k / 200k tasks
+// output_MB (the file written, where it is one), peak_rss_MB, cpu_s (the
+// child's user + system seconds per run, the measure to compare on a
+// machine that is not quiet). The reference Python tools' times for 10k / 50k / 200k tasks
 // are in ../shared/spec/reference-performance.md; the same sizes run here so
 // docs/benchmarks.md can put the two side by side.
 //
@@ -23,8 +25,10 @@
 //     --dfx        the dfx binary to time (default: this build's); two runs with
 //                  two binaries give a side-by-side comparison
 //     --smoke      1000 tasks only, in a temporary directory (the bench_smoke test)
-// The 10^7-task swimlane trace (about 85 GB) goes to /dev/null; smaller
-// traces go to a file that is removed after each iteration.
+// The 10^7-task JSON swimlane trace (about 85 GB) goes to /dev/null; smaller
+// traces, and every protobuf trace (about 1/7 of the JSON), go to a file
+// that is removed after each iteration. A conversion that fails (one that
+// runs out of memory included) fails the run, and its row says why.
 #include <benchmark/benchmark.h>
 
 #include <malloc.h>
@@ -36,6 +40,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -136,7 +141,17 @@ fs::path scope_stats_capture(std::uint64_t tasks) {
                   [&](const fs::path& d) { bench_inputs::write_scope_stats(d / "scope_stats.jsonl", tasks); });
 }
 
-enum class tool { swimlane, swimlane_to_null, sched_overhead, deps_text, scope_stats };
+enum class tool { swimlane, swimlane_to_null, swimlane_perfetto, sched_overhead, deps_text, scope_stats };
+
+// A child's wait status in words, for a failed run's message.
+std::string status_text(int status) {
+    if (WIFEXITED(status)) return "exit " + std::to_string(WEXITSTATUS(status));
+    if (WIFSIGNALED(status)) {
+        const int sig = WTERMSIG(status);
+        return "killed by signal " + std::to_string(sig) + (sig == SIGKILL ? " (SIGKILL: out of memory?)" : "");
+    }
+    return "wait status " + std::to_string(status);
+}
 
 // Reads the files once, so the timed runs find them in the page cache.
 // Without it the order of the runs decides: the 10^7-task inputs (20 GB)
@@ -167,6 +182,13 @@ void BM_convert(benchmark::State& state, tool t, std::uint64_t tasks) {
             args = {dfx_exe, "swimlane", inputs[0].string(), "-o", output.string()};
             state.SetLabel(output == "/dev/null" ? "trace to /dev/null" : "trace to a file");
             break;
+        case tool::swimlane_perfetto:
+            dir = swimlane_capture(tasks);
+            inputs = {dir / "chip_swimlane_records.json", dir / "deps.json"};
+            output = dir / "merged_swimlane.pftrace";
+            args = {dfx_exe, "swimlane", inputs[0].string(), "--format", "perfetto", "-o", output.string()};
+            state.SetLabel("protobuf trace to a file");
+            break;
         case tool::sched_overhead:
             dir = swimlane_capture(tasks);
             inputs = {dir / "chip_swimlane_records.json", dir / "deps.json"};
@@ -196,13 +218,18 @@ void BM_convert(benchmark::State& state, tool t, std::uint64_t tasks) {
     const long spawner_kb = own_rss_kb();
     long peak_kb = 0;
     double cpu_seconds = 0;
+    std::uint64_t output_bytes = 0;
+    const bool output_file = !output.empty() && output != "/dev/null";
     for (auto _ : state) {
         const child_run r = run_child(args);
-        if (!output.empty() && output != "/dev/null") fs::remove(output);
+        std::error_code ignored;
+        if (output_file && r.status == 0) output_bytes = fs::file_size(output);
+        if (output_file) fs::remove(output, ignored);
         if (r.status != 0) {
             ++bench::failed_checks;  // a failed conversion fails the run (and the smoke test)
-            state.SkipWithError(("dfx failed (" + args[1] + " on " + inputs[0].string() + "): status " +
-                                 std::to_string(r.status)).c_str());
+            state.SkipWithError(("dfx " + args[1] + " failed on " + inputs[0].string() + ": " + status_text(r.status) +
+                                 ", peak RSS " + std::to_string(r.peak_rss_kb / 1024) + " MB")
+                                    .c_str());
             return;
         }
         state.SetIterationTime(r.seconds);
@@ -211,6 +238,7 @@ void BM_convert(benchmark::State& state, tool t, std::uint64_t tasks) {
     }
     state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
     state.counters["input_MB"] = static_cast<double>(bytes) / 1e6;
+    if (output_file) state.counters["output_MB"] = static_cast<double>(output_bytes) / 1e6;
     state.counters["peak_rss_MB"] = static_cast<double>(peak_kb) / 1024.0;
     state.counters["cpu_s"] = benchmark::Counter(cpu_seconds, benchmark::Counter::kAvgIterations);
     state.counters["spawner_rss_MB"] = static_cast<double>(spawner_kb) / 1024.0;  // peak_rss_MB includes up to this
@@ -222,6 +250,7 @@ void register_all() {
               : std::vector<std::uint64_t>{10'000, 50'000, 100'000, 200'000, 1'000'000, 10'000'000};
     const std::pair<const char*, tool> tools[] = {{"BM_convert_swimlane", tool::swimlane},
                                                   {"BM_convert_swimlane_to_null", tool::swimlane_to_null},
+                                                  {"BM_convert_swimlane_perfetto", tool::swimlane_perfetto},
                                                   {"BM_convert_sched_overhead", tool::sched_overhead},
                                                   {"BM_convert_deps_text", tool::deps_text},
                                                   {"BM_convert_scope_stats", tool::scope_stats}};

@@ -27,6 +27,7 @@ REFERENCE = {
 TOOL_TITLE = {
     "swimlane": "dfx swimlane (records + deps.json -> merged trace)",
     "swimlane_to_null": "dfx swimlane, trace to /dev/null (the converter without the disk)",
+    "swimlane_perfetto": "dfx swimlane --format perfetto (records + deps.json -> Perfetto protobuf trace)",
     "sched_overhead": "dfx sched-overhead",
     "deps_text": "dfx deps (text)",
     "scope_stats": "dfx scope-stats (HTML)",
@@ -262,10 +263,11 @@ def convert_section(runs, out_dir):
     data = {}
     for name, b in runs.items():
         m = rx.match(name)
-        if m and not b.get("error_occurred"):
+        if m:  # a failed run stays, as a "not run" row saying why
             data.setdefault(m.group(1), {})[int(m.group(2))] = b
     if not data:
         return ""
+    json_out = {n: b.get("output_MB") for n, b in data.get("swimlane", {}).items() if not b.get("error_occurred")}
     text = ["## Converters\n",
             "The `dfx` binary as a child process on generated inputs (`bench/synthetic_capture.hpp`: a level-4 "
             "capture on 24 cores and 3 scheduler threads with its deps.json; a scope_stats.jsonl), from spawn to "
@@ -277,26 +279,38 @@ def convert_section(runs, out_dir):
             "The reference column is "
             "../shared/spec/reference-performance.md (same machine class; its inputs are of the same shape, "
             "about 5-25 % larger per task).\n"]
-    for tool in ["swimlane", "swimlane_to_null", "sched_overhead", "deps_text", "scope_stats"]:
+    for tool in ["swimlane", "swimlane_to_null", "swimlane_perfetto", "sched_overhead", "deps_text", "scope_stats"]:
         if tool not in data:
             continue
+        # The traces: their size, and the protobuf's against the JSON's of the same input.
+        traces = tool in ("swimlane", "swimlane_perfetto")
         rows = []
         for n in sorted(data[tool]):
             b = data[tool][n]
+            if b.get("error_occurred"):
+                rows.append((f"{n:,}", "not run", "", "", "", *([""] if traces else []), "", "", "",
+                             b.get("error_message", "")))
+                continue
             wall = ns(b, "real_time") / 1e9
             rss = b.get("peak_rss_MB")
-            ref = REFERENCE.get(tool.replace("_to_null", ""), {}).get(n)
+            # (the reference tools write no protobuf)
+            ref = None if tool == "swimlane_perfetto" else REFERENCE.get(tool.replace("_to_null", ""), {}).get(n)
+            note = b.get("label", "")
+            if tool == "swimlane_perfetto" and json_out.get(n) and b.get("output_MB"):
+                note += f"; {json_out[n] / b['output_MB']:.1f}x smaller than the JSON"
+            out = [fmt(b.get("output_MB")) if b.get("output_MB") else "(not kept)"] if traces else []
             rows.append((f"{n:,}", fmt(b.get("input_MB")), fmt(wall), fmt(b.get("bytes_per_second", 0) / 1e6),
-                         fmt(rss), f"{ref[0]:g} s, {ref[1]:,} MB" if ref else "",
+                         fmt(rss), *out, f"{ref[0]:g} s, {ref[1]:,} MB" if ref else "",
                          f"**{ref[0] / wall:.0f}x**" if ref else "", f"{ref[1] / rss:.0f}x" if ref and rss else "",
-                         b.get("label", "")))
+                         note))
         text.append(f"### {TOOL_TITLE[tool]}\n")
-        text.append(table(["tasks", "input MB", "wall s", "MB/s", "peak RSS MB", "reference", "faster", "less memory",
-                           "note"], rows))
+        text.append(table(["tasks", "input MB", "wall s", "MB/s", "peak RSS MB", *(["output MB"] if traces else []),
+                           "reference", "faster", "less memory", "note"], rows))
+    ok = {t: {n: b for n, b in d.items() if not b.get("error_occurred")} for t, d in data.items()}
     svg_lines("Converter throughput (input MB/s)",
-              {t: [(n, b.get("bytes_per_second", 0) / 1e6) for n, b in d.items()] for t, d in data.items()},
+              {t: [(n, b.get("bytes_per_second", 0) / 1e6) for n, b in d.items()] for t, d in ok.items()},
               "tasks", "MB/s", os.path.join(out_dir, "convert_throughput.svg"))
-    svg_lines("Converter peak RSS (MB)", {t: [(n, b.get("peak_rss_MB", 0)) for n, b in d.items()] for t, d in data.items()},
+    svg_lines("Converter peak RSS (MB)", {t: [(n, b.get("peak_rss_MB", 0)) for n, b in d.items()] for t, d in ok.items()},
               "tasks", "peak RSS MB", os.path.join(out_dir, "convert_memory.svg"), log_y=True)
     text.append("![throughput](benchmarks/convert_throughput.svg)\n\n![memory](benchmarks/convert_memory.svg)\n")
     return "\n".join(text)
