@@ -514,6 +514,31 @@ TEST_CASE("plain_value reads a validated value exactly as simdjson On-Demand doe
     CHECK_FALSE(is_plain_json("[\"\xff\"]"));  // not UTF-8: simdjson reports it
 }
 
+TEST_CASE("the sidecar joins each AICPU row to the last AICore row of its key, keys dense or spread") {
+    // (core_id, reg_task_id) -> token; the key is core << 32 ^ reg, so leniently a
+    // reg_task_id above 2^32-1 names another core's key: (0, 2^32 + 1) is (1, 1).
+    // The join looks keys up in a table per core when they are dense, in the
+    // sorted rows when one is far from the others: both answer alike.
+    auto join = [](const std::string& extra_aicore, const std::string& extra_aicpu) {
+        const std::string path = write_temp(R"({"chip_swimlane_level": 2,
+            "metadata": {"clock_freq_hz": 50000000, "core_types": ["aic", "aiv"]},
+            "aicore_tasks": [[0, 10, 1, 0, 1, 0], [0, 11, 2, 0, 1, 0], [1, 12, 1, 0, 1, 0], [0, 13, 1, 0, 1, 0])" +
+                                            extra_aicore + R"(],
+            "aicpu_tasks": [[0, 1, 0, 0], [0, 2, 0, 0], [1, 1, 0, 0], [1, 7, 0, 0], [2, 1, 0, 0], [0, 4294967297, 0, 0])" +
+                                            extra_aicpu + "]}");
+        std::string s;
+        for (const auto& [id, t] : deps::read_perf_sidecar(path, /*lenient=*/true))
+            s += std::to_string(id) + ":" + t.core_type + (t.mixed ? "(mix) " : " ");
+        return s;
+    };
+    // 13 replaced 10 at (0, 1); (1, 7) and (2, 1) join nothing; (0, 2^32 + 1) is 12's key, from core 0: mixed.
+    CHECK(join("", "") == "13:aic 11:aic 12:aiv(mix) ");
+    // A key 4*10^9 slots away: sorted, the same answer and the far row's task.
+    CHECK(join(", [1, 14, 4000000000, 0, 1, 0]", ", [1, 4000000000, 0, 0]") == "13:aic 11:aic 12:aiv(mix) 14:aiv ");
+    // A core id beyond the rows' count: sorted too.
+    CHECK(join(", [4000000000, 15, 1, 0, 1, 0]", ", [4000000000, 1, 0, 0]") == "13:aic 11:aic 12:aiv(mix) 15:aiv ");
+}
+
 TEST_CASE("the records beside deps.json are read by records_reader, checked or leniently") {
     // Leniently the reference's reading of a negative id (masked to u64) is kept; checked it is an error.
     const std::string path = write_temp(R"({"chip_swimlane_level": 2,

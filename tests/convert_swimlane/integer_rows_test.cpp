@@ -22,9 +22,10 @@ bool scans(std::string_view text) {
 }
 
 // Everything a read gives (or its error message), as text to compare.
-std::string outcome(const std::string& path, bool fast, bool lenient) {
+std::string outcome(const std::string& path, bool fast, bool lenient, bool times_unused = false) {
     try {
-        const sw::records_file f = sw::records_reader(path, 64, 96).lenient(lenient).fast_rows(fast).read();
+        const sw::records_file f =
+            sw::records_reader(path, 64, 96).lenient(lenient).fast_rows(fast).times_unused(times_unused).read();
         std::string s = "base " + std::to_string(f.base_cycles) + " min " + std::to_string(f.min_device_cycles) +
                         " max " + std::to_string(f.max_device_cycles) + "\n";
         for (const auto& r : f.aicore)
@@ -83,6 +84,10 @@ TEST_CASE("the row scanner says no to everything outside its subset") {
              "[[1,2,3,4,5,6,7]]",         // more columns than the row holds
              "[[1]] x",                   // trailing bytes
              "[[1]]]",                    // one bracket too many
+             "[[1],[2]",                  // the last row's ']' ends the text
+             "[[1]  \n",                  // the same before trailing whitespace
+             "[]]", "[ ] x", "   ",       // after an empty outer array; only whitespace
+             "[[1],\n[2],[3]]  ]",        // a bracket after the outer array's end
          }) {
         CAPTURE(text);
         CHECK_FALSE(scans(text));
@@ -121,10 +126,36 @@ TEST_CASE("task rows read the same with the fast path and without it, errors inc
             const std::string general = outcome(path, false, lenient);
             const std::string fast = outcome(path, true, lenient);
             CHECK(fast == general);
+            // Times checked, not read: the same rows and errors, every time 0.
+            const std::string untimed = outcome(path, true, lenient, true);
+            CHECK(untimed == outcome(path, false, lenient, true));
+            if (general.rfind("error: ", 0) == 0) CHECK(untimed == general);
         }
     }
     // The first document's values, so that "the same" is not "both empty".
     const std::string first = outcome(dir.write("first.json", docs[0]), true, false);
     CHECK(first.find("core 1 4294967297 1 1000660 1001160 4") != std::string::npos);
     CHECK(first.find("cpu 1 1 1000648 1001170") != std::string::npos);
+    const std::string untimed = outcome(dir.write("first.json", docs[0]), true, false, true);
+    CHECK(untimed.find("base 0 min 0 max 0\n") == 0);
+    CHECK(untimed.find("core 1 4294967297 1 0 0 0") != std::string::npos);
+    CHECK(untimed.find("cpu 1 1 0 0") != std::string::npos);
+}
+
+TEST_CASE("the row scanner can read the first columns only and hold the others to the subset") {
+    std::vector<conv::integer_row<6>> rows;
+    REQUIRE(conv::scan_integer_rows<6, 3>("[[3, 17, 5, 1000, 1200, 40], [-4, 0, 6, 999999999999999999], [1]]", rows));
+    REQUIRE(rows.size() == 3);
+    CHECK(rows[0].n == 6);
+    CHECK(rows[0].col == std::array<std::int64_t, 6>{3, 17, 5, 0, 0, 0});
+    CHECK(rows[1].n == 4);
+    CHECK(rows[1].col == std::array<std::int64_t, 6>{-4, 0, 6, 0, 0, 0});
+    CHECK(rows[2].n == 1);
+    // An unread column is held to the subset, and to no minus sign.
+    for (const char* text : {"[[1, 2, 3, -4]]", "[[1, 2, 3, 4.5]]", "[[1, 2, 3, 4e5]]", "[[1, 2, 3, 04]]",
+                             "[[1, 2, 3, 1000000000000000000]]", "[[1, 2, 3, \"4\"]]", "[[1, 2, 3, 4, 5, 6, 7]]"}) {
+        CAPTURE(text);
+        rows.clear();
+        CHECK_FALSE(conv::scan_integer_rows<6, 3>(text, rows));
+    }
 }

@@ -32,77 +32,77 @@ struct integer_row {
     std::size_t n = 0;  // columns present (may be fewer than Max)
 };
 
-namespace detail {
-
-class integer_rows_cursor {
-public:
-    explicit integer_rows_cursor(std::string_view text) : p_(text.data()), end_(text.data() + text.size()) {}
-
-    void skip_space() {
-        while (p_ != end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
-    }
-    // Takes c (after any whitespace) if it is next.
-    bool take(char c) {
-        skip_space();
-        if (p_ == end_ || *p_ != c) return false;
-        ++p_;
-        return true;
-    }
-    bool at(char c) {
-        skip_space();
-        return p_ != end_ && *p_ == c;
-    }
-    bool at_end() {
-        skip_space();
-        return p_ == end_;
-    }
-
-    // -?(0|[1-9][0-9]{0,17}); anything else (a fraction, an exponent, a
-    // leading zero, 19 digits or more) is "no".
-    bool integer(std::int64_t& out) {
-        skip_space();
-        const bool negative = p_ != end_ && *p_ == '-';
-        if (negative) ++p_;
-        const char* first = p_;
-        std::uint64_t v = 0;
-        while (p_ != end_ && *p_ >= '0' && *p_ <= '9') {
-            v = v * 10 + static_cast<std::uint64_t>(*p_ - '0');
-            ++p_;
-        }
-        const auto digits = static_cast<std::size_t>(p_ - first);
-        if (digits == 0 || digits > 18 || (digits > 1 && *first == '0')) return false;
-        if (p_ != end_ && (*p_ == '.' || *p_ == 'e' || *p_ == 'E')) return false;
-        out = negative ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
-        return true;
-    }
-
-private:
-    const char* p_;
-    const char* end_;
-};
-
-}  // namespace detail
-
 // Appends every row of `text` to `rows` and returns true, or returns false
 // (rows then holds a partial result the caller discards) when the text is
 // not in the subset.
-template <std::size_t Max>
+//
+// One pass with the cursor in a register. A text in the subset ends with the
+// outer array's ']', so it is checked first: every loop over whitespace or
+// digits then stops at that byte at the latest, and only a ']' that is taken
+// needs a look at the end. (A cursor object with a bounds check per byte
+// was 160 of the 730 M instructions of `dfx deps`' sidecar thread at 5x10^4
+// tasks; this, 125 M. Eight digits at a time (SWAR) was more: the numbers
+// are short.)
+//
+// Keep < Max: only the first Keep columns' values are read; the others are
+// held to the subset without a minus sign (a negative one is "no") and read
+// as 0, for a reader that checks columns it does not use (the sidecar's
+// times: 125 -> 114 M).
+template <std::size_t Max, std::size_t Keep = Max>
 bool scan_integer_rows(std::string_view text, std::vector<integer_row<Max>>& rows) {
-    detail::integer_rows_cursor in(text);
-    if (!in.take('[')) return false;
-    if (in.take(']')) return in.at_end();
-    do {
-        if (!in.take('[')) return false;
+    static_assert(Keep <= Max);
+    while (!text.empty() && (text.back() == ' ' || text.back() == '\n' || text.back() == '\r' || text.back() == '\t'))
+        text.remove_suffix(1);
+    if (text.empty() || text.back() != ']') return false;
+    const char* p = text.data();
+    const char* const last = p + text.size() - 1;  // the final ']'
+    auto skip_space = [&p] {
+        while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t') ++p;
+    };
+    skip_space();
+    if (*p != '[') return false;
+    ++p;
+    skip_space();
+    if (*p == ']') return p == last;  // [] and nothing after it
+    for (;;) {
+        if (*p != '[') return false;
+        ++p;
         integer_row<Max>& row = rows.emplace_back();
-        if (!in.take(']')) {
-            do {
-                if (row.n == Max || !in.integer(row.col[row.n])) return false;
-                ++row.n;
-            } while (in.take(','));
-            if (!in.take(']')) return false;
+        skip_space();
+        if (*p != ']') {
+            for (;;) {
+                // -?(0|[1-9][0-9]{0,17}); anything else (a fraction, an exponent,
+                // a leading zero, 19 digits or more) is "no".
+                if (row.n == Max) return false;
+                const bool negative = *p == '-';
+                p += negative ? 1 : 0;  // a '-' is not the final ']': p stays in the text
+                const char* const first = p;
+                std::uint64_t v = 0;  // (wraps past 19 digits: refused below)
+                if (row.n < Keep) {
+                    while (static_cast<unsigned char>(*p - '0') < 10) v = v * 10 + static_cast<std::uint64_t>(*p++ - '0');
+                } else {
+                    if (negative) return false;
+                    while (static_cast<unsigned char>(*p - '0') < 10) ++p;
+                }
+                const auto digits = static_cast<std::size_t>(p - first);
+                if (digits == 0 || digits > 18 || (digits > 1 && *first == '0')) return false;
+                if (*p == '.' || *p == 'e' || *p == 'E') return false;
+                row.col[row.n++] = negative ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
+                skip_space();
+                if (*p == ']') break;
+                if (*p != ',') return false;
+                ++p;
+                skip_space();
+            }
         }
-    } while (in.take(','));
-    return in.take(']') && in.at_end();
+        if (p == last) return false;  // that ']' closed the row: the outer array is not closed
+        ++p;
+        skip_space();
+        if (*p == ']') return p == last;  // the outer array's end, and nothing after it
+        if (*p != ',') return false;
+        ++p;
+        skip_space();
+    }
 }
 
 }  // namespace dfx::convert

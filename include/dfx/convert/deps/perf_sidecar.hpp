@@ -15,6 +15,8 @@
 #include <iterator>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -45,10 +47,20 @@ namespace detail {
 // steps 1, 2 and 5), taken from the file as records_reader read it.
 class sidecar_join {
 public:
-    // Takes the rows over, freeing each kind once it is converted (the peak is
-    // one kind held twice, not the whole file). `run_times`: keep each row's
-    // start and end too (16 bytes a row, only the HTML view shows them).
-    sidecar_join(swimlane::records_file&& rf, bool run_times) {
+    // `run_times`: keep each AICore row's start and end too (16 bytes a row,
+    // only the HTML view shows them).
+    explicit sidecar_join(bool run_times) : run_times_(run_times) {}
+
+    // One AICore row, as the reader checks it (records_reader::on_aicore_row:
+    // the 48-byte rows are never held, only these 24 bytes of each).
+    void add(const swimlane::aicore_row& r) {
+        aicore_.push_back({static_cast<std::int64_t>(r.core), static_cast<std::int64_t>(r.reg), r.token});
+        if (run_times_) row_span_.emplace_back(r.start, r.end);
+    }
+
+    // The rest of the file as records_reader read it; its AICPU rows are
+    // converted and freed.
+    void take(swimlane::records_file&& rf) {
         if (rf.level && *rf.level >= INT64_MIN && *rf.level <= INT64_MAX) level_ = static_cast<std::int64_t>(*rf.level);
         if (rf.meta.clock_freq_hz >= INT64_MIN && rf.meta.clock_freq_hz <= INT64_MAX)
             clock_freq_ = static_cast<std::int64_t>(rf.meta.clock_freq_hz);
@@ -57,13 +69,6 @@ public:
         host_phases_ = !rf.host_orch.empty();
         aicpu_orch_phases_ = !rf.orch.empty();
         core_types_ = rf.meta.core_types;
-        aicore_.reserve(rf.aicore.size());
-        if (run_times) row_span_.reserve(rf.aicore.size());
-        for (const swimlane::aicore_row& r : rf.aicore) {
-            aicore_.push_back({static_cast<std::int64_t>(r.core), static_cast<std::int64_t>(r.reg), r.token});
-            if (run_times) row_span_.emplace_back(r.start, r.end);
-        }
-        std::vector<swimlane::aicore_row>().swap(rf.aicore);
         aicpu_.reserve(rf.aicpu.size());
         for (const swimlane::aicpu_row& r : rf.aicpu)
             aicpu_.emplace_back(static_cast<std::int64_t>(r.core), static_cast<std::int64_t>(r.reg));
@@ -79,47 +84,63 @@ public:
             throw input_error("host orchestration records together with aicpu_orchestrator_phases (ambiguous clock domain)");
 
         // One entry per task, in first-seen order; found through a flat index.
+        // A task's core type is kept as the number of its name among the
+        // distinct names (compared as numbers, the strings made once at the end).
         static const std::string aiv = "aiv";  // the type of a core outside core_types
-        sidecar_tasks out;
-        const bool run_times = !row_span_.empty();
-        std::vector<std::pair<std::uint64_t, std::uint64_t>> span;  // per entry of out: first start, last end (cycles)
+        static const std::string none;          // a core type that names none
+        std::vector<const std::string*> names;  // each points at one of the two above or core_types_
+        std::unordered_map<std::string_view, std::uint32_t> id_of_name;
+        auto name_id = [&](const std::string& name) {
+            const auto [it, inserted] = id_of_name.try_emplace(name, static_cast<std::uint32_t>(names.size()));
+            if (inserted) names.push_back(&name);
+            return it->second;
+        };
+        std::vector<std::uint32_t> type_of_core(core_types_.size());
+        for (std::size_t c = 0; c < core_types_.size(); ++c) type_of_core[c] = name_id(core_types_[c]);
+        const std::uint32_t aiv_id = name_id(aiv);
+        const std::uint32_t empty_id = name_id(none);
+        struct task {
+            std::uint64_t token;
+            std::uint32_t type;
+            bool mixed;
+        };
+        std::vector<task> tasks;
+        const bool run_times = run_times_;
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> span;  // per task: first start, last end (cycles)
         // Grown as tasks come (not sized by the rows: a task has ~2-3 rows, and
         // a table for every row was 134 MB at 10^6 tasks).
         id_index slot_of;
         auto add = [&](std::size_t row, std::int64_t core) {
-            const std::string& type =
-                core >= 0 && static_cast<std::size_t>(core) < core_types_.size() ? core_types_[static_cast<std::size_t>(core)] : aiv;
-            const auto [slot, inserted] = slot_of.emplace(aicore_[row].token, static_cast<std::uint32_t>(out.size()));
+            const std::uint32_t type =
+                core >= 0 && static_cast<std::size_t>(core) < type_of_core.size() ? type_of_core[static_cast<std::size_t>(core)] : aiv_id;
+            const auto [slot, inserted] = slot_of.emplace(aicore_[row].token, static_cast<std::uint32_t>(tasks.size()));
             if (inserted) {
-                out.emplace_back(aicore_[row].token, sidecar_task{type, false});
+                tasks.push_back({aicore_[row].token, type, false});
                 if (run_times) span.push_back(row_span_[row]);
                 return;
             }
             if (run_times)
                 span[slot] = {std::min(span[slot].first, row_span_[row].first), std::max(span[slot].second, row_span_[row].second)};
-            sidecar_task& known = out[slot].second;
-            if (!type.empty() && known.core_type != type) {
-                if (known.core_type.empty()) known.core_type = type;
+            task& known = tasks[slot];
+            if (type != empty_id && known.type != type) {
+                if (known.type == empty_id) known.type = type;
                 else known.mixed = true;
             }
         };
         if (!aicpu_.empty()) {
             // Join on (core_id, reg_task_id); a later AICore row for the same
-            // key wins: the rows sorted by (key, row), the last of a key's run.
-            // (A sorted array, 16 bytes a row, not a hash table sized for every
-            // row: 134 MB at 10^6 tasks.)
-            std::vector<std::pair<std::uint64_t, std::uint32_t>> row_of(aicore_.size());
-            for (std::size_t r = 0; r < aicore_.size(); ++r)
-                row_of[r] = {key_of(aicore_[r].core, aicore_[r].reg), static_cast<std::uint32_t>(r)};
-            std::sort(row_of.begin(), row_of.end());
+            // key wins.
+            const last_row_by_key row_of(aicore_);
             for (const auto& [core, reg] : aicpu_) {
-                const std::uint64_t key = key_of(core, reg);
-                const auto it = std::upper_bound(row_of.begin(), row_of.end(), std::make_pair(key, UINT32_MAX));
-                if (it != row_of.begin() && std::prev(it)->first == key) add(std::prev(it)->second, core);
+                const std::uint32_t r = row_of.find(key_of(core, reg));
+                if (r != last_row_by_key::npos) add(r, core);
             }
         } else if (*level_ == 1) {
             for (std::size_t r = 0; r < aicore_.size(); ++r) add(r, aicore_[r].core);
         }
+        sidecar_tasks out;
+        out.reserve(tasks.size());
+        for (const task& t : tasks) out.emplace_back(t.token, sidecar_task{*names[t.type], t.mixed});
         if (!run_times) return out;
         std::uint64_t origin = UINT64_MAX;
         for (const auto& [start, end] : span) origin = std::min(origin, start);
@@ -143,6 +164,83 @@ private:
         return (static_cast<std::uint64_t>(core) << 32) ^ static_cast<std::uint64_t>(reg);
     }
 
+    // Key (core_id << 32 ^ reg_task_id) -> the last AICore row with it.
+    // reg_task_id is a core's dispatch counter, so a core's keys are nearly
+    // consecutive: a table per core from its lowest key to its highest, 4
+    // bytes a key, filled in row order (the later row overwrites). When the
+    // keys are spread wider than 4 slots a row (or a lenient reg_task_id
+    // above 2^32-1 overlaps another core's keys), the rows sorted by (key,
+    // row) instead, 16 bytes a row. (The sort was 90 of the 730 M
+    // instructions of `dfx deps`' sidecar at 5x10^4 tasks; a hash table
+    // sized for every row, 134 MB at 10^6 tasks.)
+    class last_row_by_key {
+    public:
+        static constexpr std::uint32_t npos = UINT32_MAX;
+
+        explicit last_row_by_key(const std::vector<aicore_row>& rows) {
+            std::int64_t cores = 0;
+            bool dense = true;
+            for (const aicore_row& r : rows) {
+                if (r.core < 0 || r.core >= static_cast<std::int64_t>(rows.size()) || r.reg < 0 || r.reg > UINT32_MAX) {
+                    dense = false;
+                    break;
+                }
+                cores = std::max(cores, r.core + 1);
+            }
+            if (dense) {
+                std::vector<std::int64_t> lo(static_cast<std::size_t>(cores), INT64_MAX), hi(static_cast<std::size_t>(cores), -1);
+                for (const aicore_row& r : rows) {
+                    const auto c = static_cast<std::size_t>(r.core);
+                    lo[c] = std::min(lo[c], r.reg);
+                    hi[c] = std::max(hi[c], r.reg);
+                }
+                std::size_t slots = 0;
+                first_.assign(static_cast<std::size_t>(cores) + 1, 0);
+                for (std::size_t c = 0; c < lo.size(); ++c) {
+                    first_[c] = slots;
+                    if (hi[c] >= lo[c]) slots += static_cast<std::size_t>(hi[c] - lo[c] + 1);
+                }
+                first_.back() = slots;
+                if (slots <= 4 * rows.size()) {
+                    lo_ = std::move(lo);
+                    row_.assign(slots, npos);
+                    for (std::size_t r = 0; r < rows.size(); ++r) row_[slot(rows[r].core, rows[r].reg)] = static_cast<std::uint32_t>(r);
+                    return;
+                }
+                first_.clear();
+            }
+            sorted_.resize(rows.size());
+            for (std::size_t r = 0; r < rows.size(); ++r)
+                sorted_[r] = {key_of(rows[r].core, rows[r].reg), static_cast<std::uint32_t>(r)};
+            std::sort(sorted_.begin(), sorted_.end());
+        }
+
+        std::uint32_t find(std::uint64_t key) const {
+            if (!first_.empty()) {
+                const auto core = static_cast<std::int64_t>(key >> 32);
+                const auto reg = static_cast<std::int64_t>(key & UINT32_MAX);
+                if (core >= static_cast<std::int64_t>(lo_.size())) return npos;
+                const auto c = static_cast<std::size_t>(core);
+                if (reg < lo_[c] || first_[c] + static_cast<std::size_t>(reg - lo_[c]) >= first_[c + 1]) return npos;
+                return row_[slot(core, reg)];
+            }
+            const auto it = std::upper_bound(sorted_.begin(), sorted_.end(), std::make_pair(key, UINT32_MAX));
+            return it != sorted_.begin() && std::prev(it)->first == key ? std::prev(it)->second : npos;
+        }
+
+    private:
+        std::size_t slot(std::int64_t core, std::int64_t reg) const {
+            const auto c = static_cast<std::size_t>(core);
+            return first_[c] + static_cast<std::size_t>(reg - lo_[c]);
+        }
+
+        std::vector<std::size_t> first_;  // dense: core -> its first slot (and the end, last); empty when sorted
+        std::vector<std::int64_t> lo_;    // dense: core -> its lowest reg_task_id
+        std::vector<std::uint32_t> row_;  // dense: slot -> row, npos for none
+        std::vector<std::pair<std::uint64_t, std::uint32_t>> sorted_;  // otherwise: (key, row) sorted
+    };
+
+    bool run_times_;
     std::optional<std::int64_t> level_;
     std::optional<std::int64_t> clock_freq_;
     bool host_source_ = false;
@@ -163,12 +261,17 @@ private:
 // input_error when it is unreadable or invalid; the viewer fails, or
 // leniently warns and goes on without it, as the reference does.
 inline sidecar_tasks read_perf_sidecar(const std::string& path, bool lenient = false, bool run_times = false) {
-    const detail::sidecar_join r(swimlane::records_reader(path)
-                                        .lenient(lenient)
-                                        .tasks_only()
-                                        .threads(reader_threads::one_thread)
-                                        .read(),
-                                 run_times);
+    detail::sidecar_join r(run_times);
+    // Batches of 64 KiB instead of 256: the same time, and the batch and the
+    // scanner's rows of it are 0.7 MB less (at 10^4 tasks the sidecar's peak
+    // was above e9ac140's by that much).
+    r.take(swimlane::records_reader(path, std::size_t{1} << 20, std::size_t{64} << 10)
+               .lenient(lenient)
+               .tasks_only()
+               .times_unused(!run_times)
+               .threads(reader_threads::one_thread)
+               .on_aicore_row([&r](const swimlane::aicore_row& row) { r.add(row); })
+               .read());
     try {
         return r.finish();
     } catch (const input_error& e) {

@@ -98,6 +98,15 @@ public:
         return *this;
     }
 
+    // Check the task rows' times (start, end, receive_to_start, dispatch,
+    // finish) but read them as 0, and so set no time base: the deps viewer's
+    // text view uses none of them. (Their digits were half of those its
+    // reading of the rows converted.)
+    records_reader& times_unused(bool on = true) {
+        times_unused_ = on;
+        return *this;
+    }
+
     // Off: every task row through simdjson On-Demand, none through the fast
     // path (the two must read the same: the tests compare them).
     records_reader& fast_rows(bool on) {
@@ -174,8 +183,12 @@ public:
     void batch(std::string_view key, const element_batch& at, simdjson::padded_string_view json) override {
         const member m = member_of(key);
         if (tasks_only_ && m != member::aicore && m != member::aicpu) return;  // grammar checked, fields unused
-        if (m == member::aicore && fast_rows_on_ && take_fast_rows(fast_aicore_, at.first, json)) return;
-        if (m == member::aicpu && fast_rows_on_ && take_fast_rows(fast_aicpu_, at.first, json)) return;
+        if (m == member::aicore && fast_rows_on_ &&
+            (times_unused_ ? take_fast_rows<3>(fast_aicore_, json) : take_fast_rows<6>(fast_aicore_, json)))
+            return;
+        if (m == member::aicpu && fast_rows_on_ &&
+            (times_unused_ ? take_fast_rows<2>(fast_aicpu_, json) : take_fast_rows<4>(fast_aicpu_, json)))
+            return;
         auto where_array = [&] {
             return m == member::sched || m == member::orch || m == member::host_orch ? fmt::format("{}[{}]", key, at.outer)
                                                                                       : std::string(key);
@@ -299,8 +312,8 @@ private:
         take_aicore_row(col, n, row);
     }
 
-    // A task row's columns, checked and kept (the fast path's rows come here
-    // only in range, so for them nothing below throws).
+    // A task row's columns, checked and kept (the fast path keeps its rows,
+    // all in range, through keep() directly).
     void take_aicore_row(const int128 (&col)[6], std::size_t n, std::size_t row) {
         auto where = [&] { return fmt::format("aicore_tasks[{}]", row); };
         if (n != 5 && n != 6) {
@@ -323,6 +336,12 @@ private:
         r.start = col[3] <= 0 ? 0 : static_cast<std::uint64_t>(col[3]);
         r.end = col[4] <= 0 ? 0 : static_cast<std::uint64_t>(col[4]);
         r.r2s = static_cast<std::uint64_t>(col[5]);
+        if (times_unused_) r.start = r.end = r.r2s = 0;  // as the fast path reads them
+        keep(r);
+    }
+
+    // A checked row: it sets the time base and is kept (or handed to the sink).
+    void keep(const aicore_row& r) {
         note_time_base(int128{r.start} - int128{r.r2s});  // receive time
         note_time_base(r.end);
         note_device(r.start);
@@ -356,22 +375,31 @@ private:
         return r.n == 4 && c[0] >= 0 && c[0] <= UINT32_MAX && c[1] >= 0 && c[1] <= UINT32_MAX && c[2] >= 0 &&
                c[3] >= 0;
     }
-    void take(const integer_row<6>& r, std::size_t row) {
-        const int128 col[6] = {r.col[0], r.col[1], r.col[2], r.col[3], r.col[4], r.col[5]};
-        take_aicore_row(col, r.n, row);
+    // A row in range is kept as take_aicore_row / take_aicpu_row would keep
+    // it, without their checks (which it passes: in_range is their subset).
+    void take(const integer_row<6>& r) {
+        const auto& c = r.col;
+        keep(aicore_row{.token = static_cast<std::uint64_t>(c[1]),
+                        .reg = static_cast<std::uint64_t>(c[2]),
+                        .start = static_cast<std::uint64_t>(c[3]),
+                        .end = static_cast<std::uint64_t>(c[4]),
+                        .r2s = static_cast<std::uint64_t>(c[5]),  // 0 in a 5-column row
+                        .core = static_cast<std::uint32_t>(c[0])});
     }
-    void take(const integer_row<4>& r, std::size_t row) {
-        const int128 col[4] = {r.col[0], r.col[1], r.col[2], r.col[3]};
-        take_aicpu_row(col, r.n, row);
+    void take(const integer_row<4>& r) {
+        const auto& c = r.col;
+        keep(aicpu_row{.reg = static_cast<std::uint64_t>(c[1]),
+                       .dispatch = static_cast<std::uint64_t>(c[2]),
+                       .finish = static_cast<std::uint64_t>(c[3]),
+                       .core = static_cast<std::uint32_t>(c[0])});
     }
-    template <std::size_t Max>
-    bool take_fast_rows(std::vector<integer_row<Max>>& rows, std::size_t first, simdjson::padded_string_view json) {
+    template <std::size_t Keep, std::size_t Max>
+    bool take_fast_rows(std::vector<integer_row<Max>>& rows, simdjson::padded_string_view json) {
         rows.clear();
-        if (!scan_integer_rows(std::string_view(json), rows)) return false;
+        if (!scan_integer_rows<Max, Keep>(std::string_view(json), rows)) return false;
         for (const auto& r : rows)
             if (!in_range(r)) return false;
-        std::size_t row = first;
-        for (const auto& r : rows) take(r, row++);
+        for (const auto& r : rows) take(r);
         return true;
     }
 
@@ -408,6 +436,11 @@ private:
         r.reg = static_cast<std::uint64_t>(col[1]);
         r.dispatch = col[2] <= 0 ? 0 : static_cast<std::uint64_t>(col[2]);
         r.finish = col[3] <= 0 ? 0 : static_cast<std::uint64_t>(col[3]);
+        if (times_unused_) r.dispatch = r.finish = 0;  // as the fast path reads them
+        keep(r);
+    }
+
+    void keep(const aicpu_row& r) {
         note_time_base(r.dispatch);
         note_time_base(r.finish);
         if (keep_aicpu_rows_) out_.aicpu.push_back(r);
@@ -538,6 +571,7 @@ private:
     bool keep_aicpu_rows_ = true;
     bool loop_only_ = false;
     bool fast_rows_on_ = true;
+    bool times_unused_ = false;
     std::function<void(const aicore_row&)> aicore_sink_;  // empty: keep the rows
     reader_threads threads_ = reader_threads::pipelined;
     std::size_t block_bytes_;
