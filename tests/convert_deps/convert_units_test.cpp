@@ -478,6 +478,74 @@ TEST_CASE("the deps text is the same bytes whatever the chunk size") {
     CHECK(outputs[2] == outputs[0]);
 }
 
+namespace {
+
+std::string text_view(const deps::deps_graph& g, const deps::edge_selection& sel, const std::string& path) {
+    const std::string out_path = path + ".txt";
+    {
+        json_file_writer out(out_path);
+        deps::write_deps_text(out, g, sel, "deps.json", 5);
+        out.commit();
+    }
+    std::ifstream in(out_path, std::ios::binary);
+    std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    std::filesystem::remove(out_path);
+    return text;
+}
+
+}  // namespace
+
+TEST_CASE("the text view of a lean graph is the text view of the full graph") {
+    // Tasks of every kind (kernels, a dummy, a repeated id whose last entry
+    // wins, off ring 0), nodes named only by an edge or only by the sidecar,
+    // pairs with several rows and with and without a creator row (which the
+    // reduced mode keeps); with and without a sidecar and a name map.
+    const std::string text = R"({"tasks": [
+        {"task_id": "0", "kernel_ids": [1, -1, -1], "block_num": 4},
+        {"task_id": "1", "kernel_ids": [-1, 2, 2]},
+        {"task_id": "2", "kernel_ids": [-1, -1, -1]},
+        {"task_id": "3", "kernel_ids": [3, 4, -1], "block_num": 2},
+        {"task_id": "1", "kernel_ids": [5, -1, -1], "block_num": 3},
+        {"task_id": "7", "kernel_ids": [-1, -1, -1]},
+        {"task_id": "4294967300", "kernel_ids": [6, -1, -1]}],
+      "tensors": [{"tensor_id": 5}, {"tensor_id": 6}, {"tensor_id": 5}],
+      "edges": [{"pred": 0, "succ": 1, "source": "creator"}, {"pred": 1, "succ": 2},
+                {"pred": 0, "succ": 2, "source": "creator"}, {"pred": 0, "succ": 3},
+                {"pred": 2, "succ": 3}, {"pred": 0, "succ": 3, "source": "tensormap"},
+                {"pred": 9, "succ": 3}, {"pred": 3, "succ": 4294967300}, {"pred": 0, "succ": 1}]})";
+    const std::string path = write_temp(text);
+    const deps::sidecar_tasks sidecar = {{3, {"aic", false}}, {11, {"aiv", false}}, {0, {"aic", true}}};
+    std::vector<std::uint64_t> sidecar_ids;
+    for (const auto& entry : sidecar) sidecar_ids.push_back(entry.first);
+    deps::name_map names;
+    names.nonempty = true;
+    names.names = {{"1", "matmul"}, {"-1", "from_records"}};
+    deps::name_map unnamed;  // an object with no usable key
+    unnamed.nonempty = true;
+    deps::name_map none;
+
+    for (const deps::name_map* map : {&none, &names, &unnamed})
+        for (const bool with_sidecar : {false, true})
+            for (const deps::edge_mode mode : {deps::edge_mode::full, deps::edge_mode::reduced, deps::edge_mode::omitted}) {
+                CAPTURE(map->names.size());
+                CAPTURE(with_sidecar);
+                const std::string mode_name = deps::to_string(mode);
+                CAPTURE(mode_name);
+                const deps::deps_graph full = deps::build_graph(deps::read_deps(path), *map, with_sidecar ? &sidecar : nullptr);
+                deps::deps_graph lean = deps::start_graph(deps::read_deps(path));
+                deps::finish_graph_lean(lean, *map, with_sidecar ? &sidecar_ids : nullptr);
+                CHECK(lean.meta.empty());
+                CHECK(lean.rows.empty());
+                CHECK(lean.doc.edges.empty());
+                const deps::edge_selection full_sel = deps::select_edges(full, mode);
+                const deps::edge_selection lean_sel = deps::select_edges(lean, mode);
+                CHECK(lean_sel.removed == full_sel.removed);
+                const std::string want = text_view(full, full_sel, path);
+                REQUIRE(want.find("TASK (1, 4) kind=submit func_id=[6,-1,-1]") != std::string::npos);
+                CHECK(text_view(lean, lean_sel, path) == want);
+            }
+}
+
 TEST_CASE("plain_value reads a validated value exactly as simdjson On-Demand does") {
     for (const char* text : {"[]", "{}", "[[],{}]", R"({"a": 1, "a": "2"})", R"([ 1 , -2 ,3.5e1 ])", R"("x]},")",
                              R"({"k": [true, false, null], "s": " 42 "})", R"(["1_0", "_1", "+5", "", "1e3"])",

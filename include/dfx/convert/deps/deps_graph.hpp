@@ -11,7 +11,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -60,14 +62,16 @@ struct deps_graph {
     std::vector<std::uint64_t> nodes;  // sorted ascending
     std::vector<node_meta> meta;       // per node
     std::vector<std::int32_t> task_of;  // per node: index into tasks, or -1
-    std::vector<task_entry> tasks;      // one per id (the last entry of an id wins)
+    std::deque<task_entry> tasks;       // one per id (the last entry of an id wins)
     std::unordered_map<std::uint64_t, tensor_entry> tensors;  // by tensor_id (the last wins); only with details
     std::size_t tensor_count = 0;                             // distinct tensor ids
-    bool meta_nonempty = false;
+    bool meta_nonempty = false;  // some node has metadata (the text view's "perf_sidecar: yes")
+    bool any_func_name = false;  // some node has a func name (the text view's "func_name_map: yes")
 
     std::vector<edge_pair> edges;          // unique pairs, sorted
     std::vector<std::uint32_t> row_begin;  // per pair: [row_begin[i], row_begin[i+1]) in rows
     std::vector<std::uint32_t> rows;       // indexes into doc.edges, file order within a pair
+    std::vector<bool> pair_creator;        // per pair, in a lean graph only (no rows): has a creator row
 
     task_formatter fmt;
 
@@ -80,8 +84,10 @@ struct deps_graph {
 
     const task_entry* task(std::uint32_t n) const { return task_of[n] < 0 ? nullptr : &tasks[static_cast<std::size_t>(task_of[n])]; }
 
+    // (meta is empty in a lean graph: finish_graph_lean)
     task_kind kind(std::uint32_t n) const {
         if (const task_entry* t = task(n)) return t->has_kernel() ? task_kind::submit : task_kind::dummy;
+        if (n >= meta.size()) return task_kind::alloc;
         const node_meta& m = meta[n];
         if (m.has_slots && (m.slots[0] >= 0 || m.slots[1] >= 0 || m.slots[2] >= 0)) return task_kind::submit;
         return task_kind::alloc;
@@ -97,6 +103,7 @@ struct deps_graph {
         return {rows.data() + row_begin[e], rows.data() + row_begin[e + 1]};
     }
     bool pair_has_creator(std::size_t e) const {
+        if (!pair_creator.empty()) return pair_creator[e];  // a lean graph (finish_graph_lean)
         const auto [b, en] = pair_rows(e);
         return std::any_of(b, en, [&](std::uint32_t r) { return doc.edges[r].source == edge_source::creator; });
     }
@@ -164,16 +171,21 @@ inline deps_graph start_graph(deps_document doc) {
     deps_graph g;
     g.doc = std::move(doc);
 
-    // Tasks and tensors: a repeated id keeps its last entry (dict assignment).
+    // Tasks and tensors: a repeated id keeps its last entry (dict assignment),
+    // in the place of its first. Compacted in place: a second copy of the
+    // tasks was the peak of `dfx deps` at 10^7 tasks.
     {
-        id_index pos(g.doc.tasks.size());
-        for (task_entry& t : g.doc.tasks) {
-            const auto [at, inserted] = pos.emplace(t.id, static_cast<std::uint32_t>(g.tasks.size()));
-            if (inserted) g.tasks.push_back(std::move(t));
-            else g.tasks[at] = std::move(t);
+        std::deque<task_entry>& tasks = g.doc.tasks;
+        id_index pos(tasks.size());
+        std::size_t kept = 0;
+        for (std::size_t i = 0; i < tasks.size(); ++i) {
+            const auto [at, inserted] = pos.emplace(tasks[i].id, static_cast<std::uint32_t>(kept));
+            if (!inserted) tasks[at] = std::move(tasks[i]);
+            else if (kept++ != i) tasks[kept - 1] = std::move(tasks[i]);
         }
-        g.doc.tasks.clear();
-        g.doc.tasks.shrink_to_fit();
+        tasks.erase(tasks.begin() + static_cast<std::ptrdiff_t>(kept), tasks.end());
+        g.tasks = std::move(tasks);
+        tasks = {};
         std::vector<std::uint64_t> ids;
         ids.reserve(g.doc.tensors.size());
         for (const tensor_entry& t : g.doc.tensors) ids.push_back(t.id);
@@ -189,27 +201,93 @@ inline deps_graph start_graph(deps_document doc) {
     return g;
 }
 
+namespace detail {
+
+// A kernel task's func name (§3.3): the distinct names of its kernel ids,
+// joined by " + ".
+inline std::string kernel_func_name(const name_map& names, const std::array<std::int64_t, 3>& slots) {
+    std::vector<std::string> active;
+    for (std::int64_t id : slots) {
+        if (id < 0) continue;
+        std::string name = names.name_or_fallback(id);
+        if (std::find(active.begin(), active.end(), name) == active.end()) active.push_back(std::move(name));
+    }
+    std::string out;
+    for (std::size_t k = 0; k < active.size(); ++k) out += (k ? " + " : "") + active[k];
+    return out;
+}
+
+}  // namespace detail
+
+namespace detail {
+
+// Nodes: every edge endpoint, plus every task with metadata (§3.3: a row in
+// the sidecar, or a valid kernel id). Collected once each through a hash
+// index, then sorted. `sidecar_ids(add)` calls add(id) for each sidecar task.
+template <class SidecarIds>
+void collect_nodes(deps_graph& g, SidecarIds&& sidecar_ids) {
+    id_index seen(g.tasks.size());  // grows if the sidecar adds nodes (sized for both, it doubled)
+    auto add = [&](std::uint64_t id) {
+        if (seen.emplace(id, 0).second) g.nodes.push_back(id);
+    };
+    for (const edge_key& k : g.doc.edges) {
+        add(k.pred);
+        add(k.succ);
+    }
+    sidecar_ids(add);
+    for (const task_entry& t : g.tasks)
+        if (t.has_kernel()) add(t.id);
+    std::sort(g.nodes.begin(), g.nodes.end());
+    g.nodes.shrink_to_fit();
+}
+
+// Unique pairs with their rows, sorted by (pred, succ), rows in file order:
+// radix-sort the rows by succ node, then stably by pred node. `lean`: keep
+// no rows, only each pair's row count (row_begin) and whether one of them
+// is a creator row (pair_creator), and free the document's rows first.
+inline void pair_edges(deps_graph& g, const id_index& node_of, bool lean) {
+    const std::size_t n_rows = g.doc.edges.size();
+    std::vector<std::uint32_t> pred(n_rows), succ(n_rows), order(n_rows);
+    std::vector<bool> creator;
+    if (lean) creator.resize(n_rows);
+    std::size_t r = 0;
+    for (const edge_key& k : g.doc.edges) {
+        pred[r] = node_of.find(k.pred);
+        succ[r] = node_of.find(k.succ);
+        if (lean) creator[r] = k.source == edge_source::creator;
+        order[r] = static_cast<std::uint32_t>(r);
+        ++r;
+    }
+    if (lean) g.doc.edges = {};
+    std::vector<std::uint32_t> rows = stable_sort_by(stable_sort_by(order, succ, g.nodes.size()), pred, g.nodes.size());
+    order = {};
+    auto starts_pair = [&](std::size_t i) {
+        return i == 0 || pred[rows[i]] != pred[rows[i - 1]] || succ[rows[i]] != succ[rows[i - 1]];
+    };
+    std::size_t pairs = 0;
+    for (std::size_t i = 0; i < n_rows; ++i) pairs += starts_pair(i);
+    g.edges.reserve(pairs);
+    g.row_begin.reserve(pairs + 1);
+    if (lean) g.pair_creator.assign(pairs, false);
+    for (std::size_t i = 0; i < n_rows; ++i) {
+        if (starts_pair(i)) {
+            g.edges.emplace_back(pred[rows[i]], succ[rows[i]]);
+            g.row_begin.push_back(static_cast<std::uint32_t>(i));
+        }
+        if (lean && creator[rows[i]]) g.pair_creator[g.edges.size() - 1] = true;
+    }
+    g.row_begin.push_back(static_cast<std::uint32_t>(n_rows));
+    if (!lean) g.rows = std::move(rows);
+}
+
+}  // namespace detail
+
 // Joins a started graph with its metadata. `sidecar` may be null (no sidecar).
 inline void finish_graph(deps_graph& g, const name_map& names, const sidecar_tasks* sidecar) {
-    // Nodes: every edge endpoint, plus every task with metadata (§3.3: a row
-    // in the sidecar, or a valid kernel id). Collected once each through a
-    // hash index, then sorted.
-    {
-        id_index seen(g.tasks.size());  // grows if the sidecar adds nodes (sized for both, it doubled)
-        auto add = [&](std::uint64_t id) {
-            if (seen.emplace(id, 0).second) g.nodes.push_back(id);
-        };
-        for (const edge_key& k : g.doc.edges) {
-            add(k.pred);
-            add(k.succ);
-        }
+    detail::collect_nodes(g, [&](auto&& add) {
         if (sidecar)
             for (const auto& entry : *sidecar) add(entry.first);
-        for (const task_entry& t : g.tasks)
-            if (t.has_kernel()) add(t.id);
-        std::sort(g.nodes.begin(), g.nodes.end());
-        g.nodes.shrink_to_fit();
-    }
+    });
     id_index node_of(g.nodes.size());
     for (std::size_t n = 0; n < g.nodes.size(); ++n) node_of.insert(g.nodes[n], static_cast<std::uint32_t>(n));
 
@@ -238,15 +316,7 @@ inline void finish_graph(deps_graph& g, const name_map& names, const sidecar_tas
         if (!m.func_id) m.func_id = *std::find_if(t.slots.begin(), t.slots.end(), [](std::int64_t s) { return s >= 0; });
         m.has_slots = true;
         m.slots = t.slots;
-        if (names.nonempty && m.func_name.empty()) {
-            std::vector<std::string> active;
-            for (std::int64_t id : t.slots) {
-                if (id < 0) continue;
-                std::string name = names.name_or_fallback(id);
-                if (std::find(active.begin(), active.end(), name) == active.end()) active.push_back(std::move(name));
-            }
-            for (std::size_t k = 0; k < active.size(); ++k) m.func_name += (k ? " + " : "") + active[k];
-        }
+        if (names.nonempty && m.func_name.empty()) m.func_name = detail::kernel_func_name(names, t.slots);
         if (m.core_type.empty()) {
             const bool aic = t.slots[0] >= 0;
             const bool aiv = t.slots[1] >= 0 || t.slots[2] >= 0;
@@ -254,30 +324,44 @@ inline void finish_graph(deps_graph& g, const name_map& names, const sidecar_tas
         }
     }
     g.meta_nonempty = std::any_of(g.meta.begin(), g.meta.end(), [](const node_meta& m) { return m.present; });
+    g.any_func_name = std::any_of(g.meta.begin(), g.meta.end(), [](const node_meta& m) { return !m.func_name.empty(); });
 
-    // Unique pairs with their rows, sorted by (pred, succ), rows in file
-    // order: radix-sort the rows by succ node, then stably by pred node.
-    {
-        const std::size_t n_rows = g.doc.edges.size();
-        std::vector<std::uint32_t> pred(n_rows), succ(n_rows), order(n_rows);
-        for (std::size_t r = 0; r < n_rows; ++r) {
-            pred[r] = node_of.find(g.doc.edges[r].pred);
-            succ[r] = node_of.find(g.doc.edges[r].succ);
-            order[r] = static_cast<std::uint32_t>(r);
-        }
-        g.rows = detail::stable_sort_by(detail::stable_sort_by(order, succ, g.nodes.size()), pred, g.nodes.size());
-        for (std::size_t i = 0; i < n_rows; ++i) {
-            const std::uint32_t r = g.rows[i];
-            if (i == 0 || pred[r] != pred[g.rows[i - 1]] || succ[r] != succ[g.rows[i - 1]]) {
-                g.edges.emplace_back(pred[r], succ[r]);
-                g.row_begin.push_back(static_cast<std::uint32_t>(i));
-            }
-        }
-        g.row_begin.push_back(static_cast<std::uint32_t>(n_rows));
-    }
-
+    detail::pair_edges(g, node_of, /*lean=*/false);
     g.fmt = task_formatter(g.nodes);
     detail::backfill_output_tensor_ids(g);
+}
+
+// finish_graph for the text view, which reads no per-node metadata (144
+// bytes a node), no sidecar but its task ids, and no annotation row but
+// their count and sources: g.meta and g.rows are left empty and the
+// document's rows freed (its annotated_edges and the `reduced` modes read
+// row_begin and pair_creator); meta_nonempty and any_func_name say what
+// the metadata would have said, a node's kernel ids are its task's. Not
+// for the dataflow modes or the HTML view (the rows' details).
+inline void finish_graph_lean(deps_graph& g, const name_map& names, const std::vector<std::uint64_t>* sidecar_ids) {
+    detail::collect_nodes(g, [&](auto&& add) {
+        if (sidecar_ids)
+            for (std::uint64_t id : *sidecar_ids) add(id);
+    });
+    id_index node_of(g.nodes.size());
+    for (std::size_t n = 0; n < g.nodes.size(); ++n) node_of.insert(g.nodes[n], static_cast<std::uint32_t>(n));
+
+    const std::string* sidecar_name = names.nonempty ? names.find(-1) : nullptr;
+    g.meta_nonempty = sidecar_ids && !sidecar_ids->empty();
+    g.any_func_name = g.meta_nonempty && sidecar_name && !sidecar_name->empty();
+    g.task_of.assign(g.nodes.size(), -1);
+    for (std::size_t i = 0; i < g.tasks.size(); ++i) {
+        const task_entry& t = g.tasks[i];
+        const std::uint32_t n = node_of.find(t.id);
+        if (n == id_index::npos) continue;  // no kernel, no sidecar row and no edge
+        g.task_of[n] = static_cast<std::int32_t>(i);
+        if (!t.has_kernel()) continue;
+        g.meta_nonempty = true;
+        if (!g.any_func_name && names.nonempty) g.any_func_name = !detail::kernel_func_name(names, t.slots).empty();
+    }
+
+    detail::pair_edges(g, node_of, /*lean=*/true);
+    g.fmt = task_formatter(g.nodes);
 }
 
 // Joins the document with its metadata. `sidecar` may be null (no sidecar).

@@ -60,9 +60,10 @@ inline void append_task_labels(fmt::memory_buffer& out, const deps_graph& g, std
     const task_kind k = g.kind(n);
     auto it = std::back_inserter(out);
     fmt::format_to(it, FMT_COMPILE("kind={} "), to_string(k));
-    const node_meta& m = g.meta[n];
+    // (A node's kernel ids are its task's: the graph may have no meta.)
+    const task_entry* t = g.task(n);
     if (k != task_kind::submit) fmt::format_to(it, FMT_COMPILE("func_id=none"));
-    else if (m.has_slots) fmt::format_to(it, FMT_COMPILE("func_id=[{},{},{}]"), m.slots[0], m.slots[1], m.slots[2]);
+    else if (t && t->has_kernel()) fmt::format_to(it, FMT_COMPILE("func_id=[{},{},{}]"), t->slots[0], t->slots[1], t->slots[2]);
     else fmt::format_to(it, FMT_COMPILE("func_id=unknown"));
     if (const std::int64_t b = g.block_num(n); b > 1) fmt::format_to(it, FMT_COMPILE(" SPMD block num = {}"), b);
 }
@@ -81,8 +82,6 @@ inline std::size_t annotated_rows(const deps_graph& g, const std::vector<bool>& 
 inline void write_deps_text(json_file_writer& out, const deps_graph& g, const edge_selection& sel,
                             std::string_view source_path, std::size_t chunk_nodes = 2048) {
     const fan_lists fan(g, sel.shown);
-    bool any_func_name = false;
-    for (const node_meta& m : g.meta) any_func_name = any_func_name || !m.func_name.empty();
     std::size_t unique_edges = 0;
     for (bool s : sel.shown) unique_edges += s;
 
@@ -97,7 +96,7 @@ inline void write_deps_text(json_file_writer& out, const deps_graph& g, const ed
                            "\n"
                            "TASK INDEX\n",
                            source_path, g.nodes.size(), unique_edges, annotated_rows(g, sel.shown), g.tensor_count,
-                           g.meta_nonempty ? "yes" : "no", any_func_name ? "yes" : "no"));
+                           g.meta_nonempty ? "yes" : "no", g.any_func_name ? "yes" : "no"));
 
     // Each node's "<id> <labels>" is used several times: formatted once, into
     // one buffer; head[n] .. head[n + 1] is node n's, its first id_len[n]

@@ -7,12 +7,14 @@
 // leaves as tracebacks are one `error:` line here.
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <future>
 #include <optional>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -121,7 +123,22 @@ inline int run_deps_viewer(const deps_viewer_options& opt) {
         }
     }
 
-    finish_graph(g, names, sidecar ? &*sidecar : nullptr);
+    // The text view (but for the dataflow modes, which prove edges from the
+    // rows' details) reads no per-node metadata and of the sidecar only its
+    // task ids: a lean graph (finish_graph_lean).
+    if (!opt.html && !dataflow) {
+        std::optional<std::vector<std::uint64_t>> sidecar_ids;
+        if (sidecar) {
+            sidecar_ids.emplace();
+            sidecar_ids->reserve(sidecar->size());
+            for (const auto& entry : *sidecar) sidecar_ids->push_back(entry.first);
+            sidecar.reset();
+        }
+        finish_graph_lean(g, names, sidecar_ids ? &*sidecar_ids : nullptr);
+    } else {
+        finish_graph(g, names, sidecar ? &*sidecar : nullptr);
+    }
+    sidecar.reset();
     const edge_selection sel = select_edges(g, opt.mode);
 
     if (sel.cycle_fallback) {
