@@ -217,10 +217,6 @@ inline std::string kernel_func_name(const name_map& names, const std::array<std:
     return out;
 }
 
-}  // namespace detail
-
-namespace detail {
-
 // Nodes: every edge endpoint, plus every task with metadata (§3.3: a row in
 // the sidecar, or a valid kernel id). Collected once each through a hash
 // index, then sorted. `sidecar_ids(add)` calls add(id) for each sidecar task.
