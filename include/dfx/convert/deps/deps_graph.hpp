@@ -237,6 +237,21 @@ void collect_nodes(deps_graph& g, SidecarIds&& sidecar_ids) {
     g.nodes.shrink_to_fit();
 }
 
+// Links each task to its node (task_of; a task with no kernel, no sidecar
+// row and no edge has none) and calls kernel_task(task, node) for each task
+// with a kernel.
+template <class KernelTask>
+void link_tasks(deps_graph& g, const id_index& node_of, KernelTask&& kernel_task) {
+    g.task_of.assign(g.nodes.size(), -1);
+    for (std::size_t i = 0; i < g.tasks.size(); ++i) {
+        const task_entry& t = g.tasks[i];
+        const std::uint32_t n = node_of.find(t.id);
+        if (n == id_index::npos) continue;
+        g.task_of[n] = static_cast<std::int32_t>(i);
+        if (t.has_kernel()) kernel_task(t, n);
+    }
+}
+
 // Unique pairs with their rows, sorted by (pred, succ), rows in file order:
 // radix-sort the rows by succ node, then stably by pred node. `lean`: keep
 // no rows, only each pair's row count (row_begin) and whether one of them
@@ -300,13 +315,7 @@ inline void finish_graph(deps_graph& g, const name_map& names, const sidecar_tas
             m.ran = node_meta::run_time{s.start_us, s.duration_us};
         }
     }
-    g.task_of.assign(g.nodes.size(), -1);
-    for (std::size_t i = 0; i < g.tasks.size(); ++i) {
-        const task_entry& t = g.tasks[i];
-        const std::uint32_t n = node_of.find(t.id);
-        if (n == id_index::npos) continue;  // no kernel, no sidecar row and no edge
-        g.task_of[n] = static_cast<std::int32_t>(i);
-        if (!t.has_kernel()) continue;
+    detail::link_tasks(g, node_of, [&](const task_entry& t, std::uint32_t n) {
         node_meta& m = g.meta[n];
         m.present = true;
         if (!m.func_id) m.func_id = *std::find_if(t.slots.begin(), t.slots.end(), [](std::int64_t s) { return s >= 0; });
@@ -318,7 +327,7 @@ inline void finish_graph(deps_graph& g, const name_map& names, const sidecar_tas
             const bool aiv = t.slots[1] >= 0 || t.slots[2] >= 0;
             m.core_type = aic && aiv ? "mix" : aic ? "aic" : "aiv";
         }
-    }
+    });
     g.meta_nonempty = std::any_of(g.meta.begin(), g.meta.end(), [](const node_meta& m) { return m.present; });
     g.any_func_name = std::any_of(g.meta.begin(), g.meta.end(), [](const node_meta& m) { return !m.func_name.empty(); });
 
@@ -345,16 +354,10 @@ inline void finish_graph_lean(deps_graph& g, const name_map& names, const std::v
     const std::string* sidecar_name = names.nonempty ? names.find(-1) : nullptr;
     g.meta_nonempty = sidecar_ids && !sidecar_ids->empty();
     g.any_func_name = g.meta_nonempty && sidecar_name && !sidecar_name->empty();
-    g.task_of.assign(g.nodes.size(), -1);
-    for (std::size_t i = 0; i < g.tasks.size(); ++i) {
-        const task_entry& t = g.tasks[i];
-        const std::uint32_t n = node_of.find(t.id);
-        if (n == id_index::npos) continue;  // no kernel, no sidecar row and no edge
-        g.task_of[n] = static_cast<std::int32_t>(i);
-        if (!t.has_kernel()) continue;
+    detail::link_tasks(g, node_of, [&](const task_entry& t, std::uint32_t) {
         g.meta_nonempty = true;
         if (!g.any_func_name && names.nonempty) g.any_func_name = !detail::kernel_func_name(names, t.slots).empty();
-    }
+    });
 
     detail::pair_edges(g, node_of, /*lean=*/true);
     g.fmt = task_formatter(g.nodes);
