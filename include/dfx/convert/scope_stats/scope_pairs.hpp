@@ -11,8 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
-#include <map>
-#include <string>
+#include <cstdint>
 #include <vector>
 
 #include "dfx/convert/scope_stats/scope_stats_reader.hpp"
@@ -22,7 +21,7 @@ namespace dfx::convert {
 struct scope_pair {
     std::size_t end_position = 0;  // index of the end record in the file
     int ring = 0;
-    std::string site;
+    std::uint32_t site = 0;        // into scope_stats_file::sites
     std::array<double, ring_resources> high_water{};
     std::array<double, ring_resources> live{};
     std::array<double, ring_resources> alloc{};
@@ -36,7 +35,7 @@ struct scope_pairing {
     std::vector<const scope_pair*> tensormap;                 // every ring, in end-record order
     std::size_t unmatched_ends = 0;
     std::size_t unpaired_begins = 0;
-    std::map<std::string, std::size_t> end_sites;  // paired scopes per site
+    std::vector<std::size_t> end_sites;  // paired scopes per site id
 
     std::size_t pair_count() const {
         std::size_t n = 0;
@@ -45,12 +44,18 @@ struct scope_pairing {
     }
 };
 
-inline scope_pairing pair_scopes(const std::vector<scope_boundary>& records) {
+// The records are not needed afterwards: a caller short of memory may free
+// them (cmd_scope_stats.cpp does).
+inline scope_pairing pair_scopes(const scope_stats_file& file) {
+    const std::vector<scope_boundary>& records = file.records;
     scope_pairing out;
-    std::array<std::map<std::string, std::vector<const scope_boundary*>>, scope_rings> open;
+    out.end_sites.assign(file.sites.size(), 0);
+    // The open begins per ring and site, last-in first-out.
+    std::array<std::vector<std::vector<const scope_boundary*>>, scope_rings> open;
+    for (auto& ring : open) ring.resize(file.sites.size());
     for (std::size_t i = 0; i < records.size(); ++i) {
         const scope_boundary& r = records[i];
-        auto& stack = open[static_cast<std::size_t>(r.ring)][r.site];
+        auto& stack = open[r.ring][r.site];
         if (r.begin) {
             stack.push_back(&r);
             continue;
@@ -77,7 +82,7 @@ inline scope_pairing pair_scopes(const std::vector<scope_boundary>& records) {
         out.by_ring[static_cast<std::size_t>(r.ring)].push_back(std::move(p));
     }
     for (const auto& ring : open)
-        for (const auto& [site, stack] : ring) out.unpaired_begins += stack.size();
+        for (const auto& stack : ring) out.unpaired_begins += stack.size();
     for (const auto& ring : out.by_ring)
         for (const auto& p : ring) out.tensormap.push_back(&p);
     std::sort(out.tensormap.begin(), out.tensormap.end(),

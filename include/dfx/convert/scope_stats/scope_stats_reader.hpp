@@ -22,6 +22,7 @@
 
 #include "dfx/convert/common/input_error.hpp"
 #include "dfx/convert/common/input_file.hpp"
+#include "dfx/convert/scope_stats/scope_sites.hpp"
 
 namespace dfx::convert {
 
@@ -43,20 +44,23 @@ enum class ring_resource { task_window = 0, heap = 1, dep_pool = 2 };
 inline constexpr int ring_resources = 3;
 inline constexpr const char* ring_resource_name[ring_resources] = {"task_window", "heap", "dep_pool"};
 
+// One boundary record as kept until the scopes are paired: 72 bytes, the
+// doubles first so that the small fields pack behind them.
 struct scope_boundary {
-    std::string site;
-    bool begin = true;
-    int depth = 0;
-    int ring = 0;
     std::array<double, ring_resources> start{};  // *_start values
     std::array<double, ring_resources> end{};    // *_end values
-    std::array<bool, ring_resources> present{};  // the record carried that resource
     double tensormap = 0;
+    std::uint32_t site = 0;  // into scope_stats_file::sites
+    int depth = 0;
+    std::uint8_t ring = 0;   // [0, scope_rings)
+    bool begin = true;
+    std::array<bool, ring_resources> present{};  // the record carried that resource
     bool has_tensormap = false;
 };
 
 struct scope_stats_file {
     scope_stats_metadata meta;
+    scope_sites sites;
     std::vector<scope_boundary> records;
 };
 
@@ -216,7 +220,7 @@ inline scope_stats_file read_scope_stats(const std::string& path) {
                 if (key == "site") {
                     std::string_view s;
                     if (value.get_string().get(s)) at.fail("expected a string");
-                    b.site = std::string(s);
+                    b.site = out.sites.intern(s);
                     has_site = true;
                 } else if (key == "phase") {
                     std::string_view s;
@@ -229,8 +233,9 @@ inline scope_stats_file read_scope_stats(const std::string& path) {
                     // The root scope is depth 0 and the collector caps nesting (spec scope stats).
                     if (b.depth < 0) at.fail("a non-negative depth expected");
                 } else if (key == "ring") {
-                    b.ring = detail::integer_at<int>(value, at);
-                    if (b.ring < 0 || b.ring >= scope_rings) at.fail("ring in [0, 3] expected");
+                    const int ring = detail::integer_at<int>(value, at);
+                    if (ring < 0 || ring >= scope_rings) at.fail("ring in [0, 3] expected");
+                    b.ring = static_cast<std::uint8_t>(ring);
                     has_ring = true;
                 } else if (key == "tensormap") {
                     b.tensormap = detail::number_at(value, at);
