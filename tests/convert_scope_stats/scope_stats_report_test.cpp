@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dfx/convert/scope_stats/scope_stats_html.hpp"
@@ -109,6 +110,23 @@ TEST_CASE("the dominant site: most paired scopes, a tie to the name first in byt
             scope("b.cpp:2", "begin") + scope("b.cpp:2", "end");
     CHECK(dfx::convert::render_scope_stats_html(dfx::convert::read_scope_stats(write_temp("dfx_more_scope_stats.jsonl", more)), "x")
               .find("Dominant scope site: <b>b.cpp:2</b> (2 paired scopes)") != std::string::npos);
+}
+
+TEST_CASE("paired as read (dfx scope-stats): the page the kept records give") {
+    for (const std::string& path : {write_temp("dfx_spec_scope_stats.jsonl", spec_example),
+                                    std::string(DFX_CONFORMANCE_DIR) + "/l3_deps/scope_stats/scope_stats.jsonl"}) {
+        CAPTURE(path);
+        const auto kept = dfx::convert::read_scope_stats(path);
+        dfx::convert::scope_pairer pairer;
+        const auto streamed =
+            dfx::convert::read_scope_stats(path, [&](const dfx::convert::scope_boundary& b) { pairer.add(b); });
+        CHECK(streamed.records.empty());
+        const auto pairs = std::move(pairer).finish();
+        CHECK(pairs.pair_count() == dfx::convert::pair_scopes(kept).pair_count());
+        std::string page;
+        dfx::convert::write_scope_stats_html(page, streamed, pairs, "scope_stats.jsonl");
+        CHECK(page == dfx::convert::render_scope_stats_html(kept, "scope_stats.jsonl"));
+    }
 }
 
 TEST_CASE("fatal and dropped runs are flagged") {

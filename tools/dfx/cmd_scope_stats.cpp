@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
-#include <vector>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -31,11 +31,11 @@ void run(const scope_stats_args& a) {
     const progress_reporter progress("scope-stats");
     if (!a.output.empty() && !a.out_dir.empty()) throw usage_error("-o/--output and --out-dir exclude each other");
     const std::string input = file_in(a.input, {dfx::schema::scope_stats_path, dfx::schema::scope_stats_file});
-    auto file = dfx::convert::read_scope_stats(input);
-    const auto pairs = dfx::convert::pair_scopes(file);
-    // The pairs hold what the page needs; the records (72 bytes each, the
-    // largest part of the memory on a long run) go before the page is written.
-    std::vector<dfx::convert::scope_boundary>().swap(file.records);
+    // Paired as read: the records (72 bytes each, more than the pairs on a
+    // long run) are never all held, only the begins still open.
+    dfx::convert::scope_pairer pairer;
+    const auto file = dfx::convert::read_scope_stats(input, [&](const dfx::convert::scope_boundary& b) { pairer.add(b); });
+    const auto pairs = std::move(pairer).finish();
     const fs::path dir = a.out_dir.empty() ? fs::path(input).parent_path() : fs::path(a.out_dir);
     const std::string out = !a.output.empty() ? a.output : (dir / dfx::schema::scope_stats_report_file).string();
     std::error_code ec;

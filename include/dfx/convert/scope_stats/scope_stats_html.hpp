@@ -281,8 +281,9 @@ dl{display:grid;grid-template-columns:auto 1fr;gap:2px 10px;margin:0}dt{color:#6
 // Writes the report for `file` (named `title` in the page) to `out`, anything
 // with append(std::string_view) (json_file_writer, std::string), piece by
 // piece: at 10^4 tasks the page is about 3 MB, and the command streams it to
-// the file instead of holding it. `pairs` is pair_scopes(file); only
-// file.meta and file.sites are read, so the caller may have freed the records.
+// the file instead of holding it. `pairs` is the file's pairing
+// (pair_scopes, or a scope_pairer fed as it was read); only file.meta and
+// file.sites are read here, so the file need not hold its records.
 template <class Out>
 void write_scope_stats_html(Out& out, const scope_stats_file& file, const scope_pairing& pairs, const std::string& title) {
     using namespace detail;

@@ -1,6 +1,7 @@
 // Reads scope_stats.jsonl (schema 6, also 5): the metadata line and the
 // boundary records, one per line. Streams line by line, so memory is the
-// records kept, never the whole file twice.
+// records kept, never the whole file twice; a caller that needs no records
+// kept (dfx scope-stats pairs them as they come) takes each one as read.
 //
 // Checked, not trusted: an empty file, a file without records, and a file
 // whose records do not add up to the metadata's count (`total` = records
@@ -151,7 +152,12 @@ inline int ring_resource_of(std::string_view key, bool& is_start) {
 
 }  // namespace detail
 
-inline scope_stats_file read_scope_stats(const std::string& path) {
+// Hands each boundary record to on_record(const scope_boundary&), in file
+// order, and keeps none: the result's records stay empty. The checks at the
+// end (the count against the metadata's total) come after the last record
+// was handed over; on an error the caller drops what it made of them.
+template <class OnRecord>
+scope_stats_file read_scope_stats(const std::string& path, OnRecord&& on_record) {
     require_regular_file(path);  // a FIFO or /dev/zero would never end
     std::ifstream in(path, std::ios::binary);
     if (!in) throw input_error(path + ": cannot open");
@@ -161,6 +167,7 @@ inline scope_stats_file read_scope_stats(const std::string& path) {
     std::size_t line_no = 0;
     bool seen_metadata = false;
     bool has_total = false;  // the metadata line carried "total"
+    std::size_t records = 0;
     detail::seen_keys keys;
     while (std::getline(in, line)) {
         ++line_no;
@@ -251,20 +258,29 @@ inline scope_stats_file read_scope_stats(const std::string& path) {
             }
             if (!has_site || !has_phase || !has_ring)
                 where.fail("a scope record needs \"site\", \"phase\" and \"ring\"");
-            out.records.push_back(std::move(b));
+            ++records;
+            on_record(std::as_const(b));
         } catch (const simdjson::simdjson_error& e) {
             where.fail(e.what());
         }
     }
     if (in.bad()) throw input_error(path + ": read error");
     if (line_no == 0) throw input_error(path + ": file is empty (expected a metadata line and scope records)");
-    if (out.records.empty())
+    if (records == 0)
         throw input_error(path + ": no scope records after the metadata line (total " + std::to_string(out.meta.total) +
                           "): was scope stats on for the run, and did it finish?");
-    if (has_total && out.records.size() + out.meta.dropped != out.meta.total)
+    if (has_total && records + out.meta.dropped != out.meta.total)
         throw input_error(path + ": the metadata says total " + std::to_string(out.meta.total) + " records (" +
                           std::to_string(out.meta.dropped) + " dropped), but the file has " +
-                          std::to_string(out.records.size()) + ": the file is truncated or records were lost");
+                          std::to_string(records) + ": the file is truncated or records were lost");
+    return out;
+}
+
+// The file with every record kept, for pair_scopes() and dfx report.
+inline scope_stats_file read_scope_stats(const std::string& path) {
+    std::vector<scope_boundary> records;
+    scope_stats_file out = read_scope_stats(path, [&](const scope_boundary& b) { records.push_back(b); });
+    out.records = std::move(records);
     return out;
 }
 
