@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -141,11 +142,12 @@ TEST_CASE("knob values: powers of two above the floor, the dep pool as is") {
 
 namespace {
 
-dfx::convert::scope_boundary boundary(const char* site, bool begin, int ring, double tw_start, double tw_end) {
+dfx::convert::scope_boundary boundary(dfx::convert::scope_sites& sites, const char* site, bool begin, int ring,
+                                      double tw_start, double tw_end) {
     dfx::convert::scope_boundary b;
-    b.site = site;
+    b.site = sites.intern(site);
     b.begin = begin;
-    b.ring = ring;
+    b.ring = static_cast<std::uint8_t>(ring);
     b.depth = ring;
     b.start = {tw_start, 0, 1};
     b.end = {tw_end, 0, 1};
@@ -163,8 +165,10 @@ TEST_CASE("ring peaks: full, at risk and fits, the site and the knob value") {
     // Ring 1, site a.cpp:1: begin tail 0, end head 6 tail 2 -> high water 6, live 4 (full at capacity 4).
     // Ring 2, site b.cpp:2: begin tail 0, end head 5 tail 3 -> high water 5, live 2 (at risk).
     // Ring 0: high water 3 of 16 (fits).
-    f.records = {boundary("(unknown):0", true, 0, 0, 0), boundary("a.cpp:1", true, 1, 0, 0), boundary("a.cpp:1", false, 1, 2, 6),
-                 boundary("b.cpp:2", true, 2, 0, 0), boundary("b.cpp:2", false, 2, 3, 5), boundary("(unknown):0", false, 0, 1, 3)};
+    auto& s = f.sites;
+    f.records = {boundary(s, "(unknown):0", true, 0, 0, 0), boundary(s, "a.cpp:1", true, 1, 0, 0),
+                 boundary(s, "a.cpp:1", false, 1, 2, 6), boundary(s, "b.cpp:2", true, 2, 0, 0),
+                 boundary(s, "b.cpp:2", false, 2, 3, 5), boundary(s, "(unknown):0", false, 0, 1, 3)};
     const rep::ring_report r = rep::measure_rings(f);
     const auto find = [&](int ring, dfx::convert::ring_resource res) -> const rep::ring_peak& {
         for (const auto& p : r.peaks)

@@ -1,8 +1,10 @@
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dfx/convert/scope_stats/scope_stats_html.hpp"
@@ -45,7 +47,7 @@ TEST_CASE("pairs and metrics: the spec's derived values for ring 1") {
     CHECK(file.meta.heap_max[1] == 268435456);
     REQUIRE(file.records.size() == 6);
 
-    const auto pairs = dfx::convert::pair_scopes(file.records);
+    const auto pairs = dfx::convert::pair_scopes(file);
     CHECK(pairs.pair_count() == 3);
     CHECK(pairs.unmatched_ends == 0);
     CHECK(pairs.unpaired_begins == 0);
@@ -85,12 +87,46 @@ TEST_CASE("the reference's file: every scope pairs up") {
     const auto file =
         dfx::convert::read_scope_stats(std::string(DFX_CONFORMANCE_DIR) + "/l3_deps/scope_stats/scope_stats.jsonl");
     CHECK(file.records.size() == file.meta.total);
-    const auto pairs = dfx::convert::pair_scopes(file.records);
+    const auto pairs = dfx::convert::pair_scopes(file);
     CHECK(pairs.pair_count() * 2 == file.records.size());
     CHECK(pairs.unmatched_ends == 0);
     CHECK(pairs.unpaired_begins == 0);
     const std::string html = dfx::convert::render_scope_stats_html(file, "scope_stats.jsonl");
     CHECK(html.find("Dominant scope site") != std::string::npos);
+}
+
+TEST_CASE("the dominant site: most paired scopes, a tie to the name first in byte order") {
+    // Sites are ids in first-seen order; the page must not follow that order.
+    const auto scope = [](const char* site, const char* phase) {
+        return std::string(R"({"site": ")") + site + R"(", "phase": ")" + phase + R"(", "depth": 1, "ring": 1})" + "\n";
+    };
+    const std::string head = R"({"version": 6, "fatal": false, "dropped": 0, "total": 4})" "\n";
+    const std::string tie = head + scope("b.cpp:2", "begin") + scope("b.cpp:2", "end") + scope("a.cpp:1", "begin") +
+                            scope("a.cpp:1", "end");
+    CHECK(dfx::convert::render_scope_stats_html(dfx::convert::read_scope_stats(write_temp("dfx_tie_scope_stats.jsonl", tie)), "x")
+              .find("Dominant scope site: <b>a.cpp:1</b> (1 paired scopes)") != std::string::npos);
+    std::string more = R"({"version": 6, "fatal": false, "dropped": 0, "total": 6})" "\n";
+    more += scope("b.cpp:2", "begin") + scope("b.cpp:2", "end") + scope("a.cpp:1", "begin") + scope("a.cpp:1", "end") +
+            scope("b.cpp:2", "begin") + scope("b.cpp:2", "end");
+    CHECK(dfx::convert::render_scope_stats_html(dfx::convert::read_scope_stats(write_temp("dfx_more_scope_stats.jsonl", more)), "x")
+              .find("Dominant scope site: <b>b.cpp:2</b> (2 paired scopes)") != std::string::npos);
+}
+
+TEST_CASE("paired as read (dfx scope-stats): the page the kept records give") {
+    for (const std::string& path : {write_temp("dfx_spec_scope_stats.jsonl", spec_example),
+                                    std::string(DFX_CONFORMANCE_DIR) + "/l3_deps/scope_stats/scope_stats.jsonl"}) {
+        CAPTURE(path);
+        const auto kept = dfx::convert::read_scope_stats(path);
+        dfx::convert::scope_pairer pairer;
+        const auto streamed =
+            dfx::convert::read_scope_stats(path, [&](const dfx::convert::scope_boundary& b) { pairer.add(b); });
+        CHECK(streamed.records.empty());
+        const auto pairs = std::move(pairer).finish();
+        CHECK(pairs.pair_count() == dfx::convert::pair_scopes(kept).pair_count());
+        std::string page;
+        dfx::convert::write_scope_stats_html(page, streamed, pairs, "scope_stats.jsonl");
+        CHECK(page == dfx::convert::render_scope_stats_html(kept, "scope_stats.jsonl"));
+    }
 }
 
 TEST_CASE("fatal and dropped runs are flagged") {
@@ -179,36 +215,45 @@ std::vector<std::string> y_ticks(const std::string& svg) {
 TEST_CASE("charts: a labelled y axis, ticks printed once each, the capacity on or off scale") {
     using namespace dfx::convert::detail;
     const unit mib{"MiB", 1048576.0}, slots{"slots", 1};
-    const std::vector<std::string> sites(3, "a.cpp:1");
+    dfx::convert::scope_sites names;
+    const std::vector<std::uint32_t> sites(3, names.intern("a.cpp:1"));
+    // A chart over three scopes of one site, as a string. (The series view
+    // their values: the vectors are temporaries of the calling expression.)
+    const auto draw = [&](const std::vector<series>& lines, double capacity, const unit& u, const char* y_label) {
+        std::string svg;
+        dfx::convert::detail::line_chart(svg, lines, sites, names, capacity, u, y_label);
+        return svg;
+    };
+    using values = std::vector<double>;
 
     SUBCASE("an all-zero chart has the one tick 0 and says so") {
-        const std::string svg = line_chart({{"High water", "#dc2626", {0, 0, 0}}}, sites, 0, mib, "MiB in use");
+        const std::string svg = draw({{"High water", "#dc2626", values{0, 0, 0}}}, 0, mib, "MiB in use");
         CHECK(y_ticks(svg) == std::vector<std::string>{"0"});
         CHECK(svg.find("every value is 0") != std::string::npos);
     }
     SUBCASE("MiB ticks at a step in MiB, with the decimals the step needs") {
         // A peak of 0.9 MiB: y up to 0.99 MiB, a 0.2 MiB step.
-        const std::string svg = line_chart({{"High water", "#dc2626", {0, 0.9 * 1048576, 0.3 * 1048576}}}, sites, 0, mib, "MiB in use");
+        const std::string svg = draw({{"High water", "#dc2626", values{0, 0.9 * 1048576, 0.3 * 1048576}}}, 0, mib, "MiB in use");
         CHECK(y_ticks(svg) == std::vector<std::string>{"0.0", "0.2", "0.4", "0.6", "0.8"});
         CHECK(svg.find(">MiB in use</text>") != std::string::npos);
         // A peak of 3.3 MiB: a 1 MiB step (not 0.75: 0.00, 0.75, 1.50, ...).
-        const std::string big = line_chart({{"High water", "#dc2626", {0, 3.3 * 1048576, 0}}}, sites, 0, mib, "MiB in use");
+        const std::string big = draw({{"High water", "#dc2626", values{0, 3.3 * 1048576, 0}}}, 0, mib, "MiB in use");
         CHECK(y_ticks(big) == std::vector<std::string>{"0", "1", "2", "3"});
     }
     SUBCASE("a capacity within reach of the data is a dashed line with a legend entry") {
-        const std::string svg = line_chart({{"High water", "#dc2626", {10, 50, 30}}}, sites, 100, slots, "slots in use");
+        const std::string svg = draw({{"High water", "#dc2626", values{10, 50, 30}}}, 100, slots, "slots in use");
         CHECK(svg.find("class=\"capacity\"") != std::string::npos);
         CHECK(svg.find("</svg> capacity</span>") != std::string::npos);
         CHECK(svg.find("off scale") == std::string::npos);
     }
     SUBCASE("a capacity far above the data is named as off scale, not drawn") {
-        const std::string svg = line_chart({{"High water", "#dc2626", {10, 50, 30}}}, sites, 16384, slots, "slots in use");
+        const std::string svg = draw({{"High water", "#dc2626", values{10, 50, 30}}}, 16384, slots, "slots in use");
         CHECK(svg.find("class=\"capacity\"") == std::string::npos);
         CHECK(svg.find("capacity 16384 slots is off scale: the peak uses 0.31% of it") != std::string::npos);
     }
     SUBCASE("a second line drawn over the first is dashed, in the chart and its legend") {
-        const std::string svg = line_chart({{"High water", "#dc2626", {1, 2, 3}}, {"Live at exit", "#059669", {1, 2, 3}, "5 4"}},
-                                           sites, 0, slots, "slots in use");
+        const std::string svg = draw({{"High water", "#dc2626", values{1, 2, 3}}, {"Live at exit", "#059669", values{1, 2, 3}, "5 4"}},
+                                     0, slots, "slots in use");
         CHECK(svg.find("stroke=\"#059669\" stroke-width=\"2\" stroke-dasharray=\"5 4\" points=") != std::string::npos);
         CHECK(svg.find("stroke=\"#059669\" stroke-width=\"2\" stroke-dasharray=\"5 4\"/></svg> Live at exit") != std::string::npos);
     }

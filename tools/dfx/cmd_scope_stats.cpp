@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -30,14 +31,18 @@ void run(const scope_stats_args& a) {
     const progress_reporter progress("scope-stats");
     if (!a.output.empty() && !a.out_dir.empty()) throw usage_error("-o/--output and --out-dir exclude each other");
     const std::string input = file_in(a.input, {dfx::schema::scope_stats_path, dfx::schema::scope_stats_file});
-    const auto file = dfx::convert::read_scope_stats(input);
+    // Paired as read: the records (72 bytes each, more than the pairs on a
+    // long run) are never all held, only the begins still open.
+    dfx::convert::scope_pairer pairer;
+    const auto file = dfx::convert::read_scope_stats(input, [&](const dfx::convert::scope_boundary& b) { pairer.add(b); });
+    const auto pairs = std::move(pairer).finish();
     const fs::path dir = a.out_dir.empty() ? fs::path(input).parent_path() : fs::path(a.out_dir);
     const std::string out = !a.output.empty() ? a.output : (dir / dfx::schema::scope_stats_report_file).string();
-    const std::string html = dfx::convert::render_scope_stats_html(file, fs::path(input).filename().string());
     std::error_code ec;
     if (out != "-" && fs::path(out).has_parent_path()) fs::create_directories(fs::path(out).parent_path(), ec);
+    // Written straight into the writer's blocks: the page is never held whole.
     dfx::convert::json_file_writer writer(out);
-    writer.append(html);
+    dfx::convert::write_scope_stats_html(writer, file, pairs, fs::path(input).filename().string());
     writer.commit();
     if (out != "-") fmt::print("wrote {}\n", out);
     exit_code = 0;

@@ -71,7 +71,7 @@ inline ring_report measure_rings(const scope_stats_file& f) {
     ring_report out;
     out.fatal = f.meta.fatal;
     out.tensormap_capacity = f.meta.tensormap_max;
-    const scope_pairing pairs = pair_scopes(f.records);
+    const scope_pairing pairs = pair_scopes(f);
     out.scopes = pairs.pair_count();
     const std::array<const std::array<double, scope_rings>*, ring_resources> caps = {
         &f.meta.task_window_max, &f.meta.heap_max, &f.meta.dep_pool_max};
@@ -89,13 +89,14 @@ inline ring_report measure_rings(const scope_stats_file& f) {
                 p.fill.push_back(hw);
                 if (p.scopes == 1 || hw > p.high_water) {
                     p.high_water = hw;
-                    p.high_water_site = s.site;
+                    p.high_water_site = f.sites[s.site];
                 }
                 p.live_peak = std::max(p.live_peak, s.live[static_cast<std::size_t>(k)]);
                 if (p.capacity > 0 && hw >= p.capacity) {
                     ++p.scopes_at_capacity;
-                    if (std::find(p.saturated_sites.begin(), p.saturated_sites.end(), s.site) == p.saturated_sites.end())
-                        p.saturated_sites.push_back(s.site);
+                    const std::string& site = f.sites[s.site];
+                    if (std::find(p.saturated_sites.begin(), p.saturated_sites.end(), site) == p.saturated_sites.end())
+                        p.saturated_sites.push_back(site);
                 }
             }
             if (p.scopes == 0) continue;

@@ -11,8 +11,8 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
-#include <map>
-#include <string>
+#include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "dfx/convert/scope_stats/scope_stats_reader.hpp"
@@ -22,7 +22,7 @@ namespace dfx::convert {
 struct scope_pair {
     std::size_t end_position = 0;  // index of the end record in the file
     int ring = 0;
-    std::string site;
+    std::uint32_t site = 0;        // into scope_stats_file::sites
     std::array<double, ring_resources> high_water{};
     std::array<double, ring_resources> live{};
     std::array<double, ring_resources> alloc{};
@@ -36,7 +36,7 @@ struct scope_pairing {
     std::vector<const scope_pair*> tensormap;                 // every ring, in end-record order
     std::size_t unmatched_ends = 0;
     std::size_t unpaired_begins = 0;
-    std::map<std::string, std::size_t> end_sites;  // paired scopes per site
+    std::vector<std::size_t> end_sites;  // paired scopes per site id
 
     std::size_t pair_count() const {
         std::size_t n = 0;
@@ -45,24 +45,28 @@ struct scope_pairing {
     }
 };
 
-inline scope_pairing pair_scopes(const std::vector<scope_boundary>& records) {
-    scope_pairing out;
-    std::array<std::map<std::string, std::vector<const scope_boundary*>>, scope_rings> open;
-    for (std::size_t i = 0; i < records.size(); ++i) {
-        const scope_boundary& r = records[i];
-        auto& stack = open[static_cast<std::size_t>(r.ring)][r.site];
+// Pairs records as they come, in file order (add()), keeping only the begins
+// still open: dfx scope-stats pairs while it reads and never holds the
+// records. finish() returns the pairing.
+class scope_pairer {
+public:
+    void add(const scope_boundary& r) {
+        const std::size_t position = next_position_++;
+        auto& by_site = open_[r.ring];
+        if (r.site >= by_site.size()) by_site.resize(std::size_t{r.site} + 1);
+        auto& stack = by_site[r.site];
         if (r.begin) {
-            stack.push_back(&r);
-            continue;
+            stack.push_back(r);  // a copy: the record itself may be gone by its end
+            return;
         }
         if (stack.empty()) {
-            ++out.unmatched_ends;
-            continue;
+            ++out_.unmatched_ends;
+            return;
         }
-        const scope_boundary& b = *stack.back();
+        const scope_boundary b = stack.back();
         stack.pop_back();
         scope_pair p;
-        p.end_position = i;
+        p.end_position = position;
         p.ring = r.ring;
         p.site = r.site;
         for (std::size_t k = 0; k < ring_resources; ++k) {
@@ -73,16 +77,31 @@ inline scope_pairing pair_scopes(const std::vector<scope_boundary>& records) {
         }
         p.tensormap = r.tensormap;
         p.has_tensormap = r.has_tensormap;
-        ++out.end_sites[r.site];
-        out.by_ring[static_cast<std::size_t>(r.ring)].push_back(std::move(p));
+        if (r.site >= out_.end_sites.size()) out_.end_sites.resize(std::size_t{r.site} + 1);
+        ++out_.end_sites[r.site];
+        out_.by_ring[r.ring].push_back(p);
     }
-    for (const auto& ring : open)
-        for (const auto& [site, stack] : ring) out.unpaired_begins += stack.size();
-    for (const auto& ring : out.by_ring)
-        for (const auto& p : ring) out.tensormap.push_back(&p);
-    std::sort(out.tensormap.begin(), out.tensormap.end(),
-              [](const scope_pair* a, const scope_pair* b) { return a->end_position < b->end_position; });
-    return out;
+
+    scope_pairing finish() && {
+        for (const auto& by_site : open_)
+            for (const auto& stack : by_site) out_.unpaired_begins += stack.size();
+        for (const auto& ring : out_.by_ring)
+            for (const auto& p : ring) out_.tensormap.push_back(&p);
+        std::sort(out_.tensormap.begin(), out_.tensormap.end(),
+                  [](const scope_pair* a, const scope_pair* b) { return a->end_position < b->end_position; });
+        return std::move(out_);  // the vectors move: tensormap's pointers stay valid
+    }
+
+private:
+    std::array<std::vector<std::vector<scope_boundary>>, scope_rings> open_;  // per ring, per site id: last-in first-out
+    scope_pairing out_;
+    std::size_t next_position_ = 0;
+};
+
+inline scope_pairing pair_scopes(const scope_stats_file& file) {
+    scope_pairer pairer;
+    for (const scope_boundary& r : file.records) pairer.add(r);
+    return std::move(pairer).finish();
 }
 
 }  // namespace dfx::convert

@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -59,7 +61,7 @@ inline double nice_step(double max, int ticks) {
 struct series {
     const char* label;
     const char* color;
-    std::vector<double> values;
+    std::span<const double> values;  // a view: the panel's series are not copied per chart
     const char* dash = nullptr;  // a stroke-dasharray, so that lines that coincide stay apart
 };
 
@@ -90,11 +92,13 @@ inline std::string legend_entry(const char* color, const char* dash, const std::
            label + "</span>";
 }
 
-// One line chart over scope index, with its legend: the y axis is labelled
-// `y_label` (the unit's name in it); the capacity is a dashed line when on
-// scale and a note naming it when off scale; an all-zero chart has one tick.
-inline std::string line_chart(const std::vector<series>& lines, const std::vector<std::string>& sites, double capacity,
-                              const unit& u, const std::string& y_label) {
+// One line chart over scope index, with its legend, appended to `out`: the y
+// axis is labelled `y_label` (the unit's name in it); the capacity is a dashed
+// line when on scale and a note naming it when off scale; an all-zero chart
+// has one tick. `sites` holds each point's site id, `names` their names.
+template <class Out>
+void line_chart(Out& out, const std::vector<series>& lines, const std::vector<std::uint32_t>& sites,
+                const scope_sites& names, double capacity, const unit& u, const std::string& y_label) {
     constexpr double width = 900, height = 300, left = 74, right = 24, top = 28, bottom = 48;
     double peak = 0;
     std::size_t n = 0;
@@ -105,15 +109,15 @@ inline std::string line_chart(const std::vector<series>& lines, const std::vecto
     double y_max = peak > 0 ? peak * 1.1 : u.divisor;
     const bool show_capacity = capacity_on_scale(capacity, peak);
     if (show_capacity) y_max = std::max(y_max, capacity * 1.05);
-    std::string legend = "<p class=\"legend\">";
-    for (const auto& s : lines) legend += legend_entry(s.color, s.dash, s.label);
-    if (show_capacity) legend += legend_entry("#0f172a", "6 4", "capacity");
-    legend += "</p>";
+    out.append("<p class=\"legend\">");
+    for (const auto& s : lines) out.append(legend_entry(s.color, s.dash, s.label));
+    if (show_capacity) out.append(legend_entry("#0f172a", "6 4", "capacity"));
+    out.append("</p>");
     const double plot_w = width - left - right, plot_h = height - top - bottom;
     const auto x_of = [&](std::size_t i) { return left + (n > 1 ? plot_w * static_cast<double>(i) / static_cast<double>(n - 1) : plot_w / 2); };
     const auto y_of = [&](double v) { return top + plot_h * (1 - v / y_max); };
 
-    std::string svg = "<svg class=\"chart\" viewBox=\"0 0 900 300\" role=\"img\">";
+    out.append("<svg class=\"chart\" viewBox=\"0 0 900 300\" role=\"img\">");
     // Ticks at a nice step of the unit shown (MiB, not bytes), each label
     // once: an all-zero chart gets the one tick 0 and says so.
     const double shown_step = nice_step(y_max / u.divisor, 6);
@@ -123,42 +127,43 @@ inline std::string line_chart(const std::vector<series>& lines, const std::vecto
         const std::string label = peak > 0 ? tick_label(t, u, shown_step) : "0";
         if (label == last_label) continue;
         last_label = label;
-        svg += "<line class=\"grid\" x1=\"" + printf_string("%.1f", left) + "\" x2=\"" + printf_string("%.1f", width - right) +
-               "\" y1=\"" + printf_string("%.1f", y_of(t)) + "\" y2=\"" + printf_string("%.1f", y_of(t)) + "\"/>";
-        svg += "<text class=\"tick\" x=\"" + printf_string("%.1f", left - 8) + "\" y=\"" + printf_string("%.1f", y_of(t) + 4) +
-               "\" text-anchor=\"end\">" + label + "</text>";
+        out.append("<line class=\"grid\" x1=\"" + printf_string("%.1f", left) + "\" x2=\"" + printf_string("%.1f", width - right) +
+                   "\" y1=\"" + printf_string("%.1f", y_of(t)) + "\" y2=\"" + printf_string("%.1f", y_of(t)) + "\"/>");
+        out.append("<text class=\"tick\" x=\"" + printf_string("%.1f", left - 8) + "\" y=\"" + printf_string("%.1f", y_of(t) + 4) +
+                   "\" text-anchor=\"end\">" + label + "</text>");
     }
-    svg += "<text class=\"axis y-label\" transform=\"rotate(-90)\" x=\"" + printf_string("%.1f", -(top + plot_h / 2)) +
-           "\" y=\"16\" text-anchor=\"middle\">" + html_escape(y_label) + "</text>";
+    out.append("<text class=\"axis y-label\" transform=\"rotate(-90)\" x=\"" + printf_string("%.1f", -(top + plot_h / 2)) +
+               "\" y=\"16\" text-anchor=\"middle\">" + html_escape(y_label) + "</text>");
     if (peak <= 0)
-        svg += "<text class=\"note\" x=\"" + printf_string("%.1f", left + 8) + "\" y=\"" + printf_string("%.1f", top + 14) +
-               "\">every value is 0</text>";
+        out.append("<text class=\"note\" x=\"" + printf_string("%.1f", left + 8) + "\" y=\"" + printf_string("%.1f", top + 14) +
+                   "\">every value is 0</text>");
     if (capacity > 0 && !show_capacity)
-        svg += "<text class=\"note capacity-note\" x=\"" + printf_string("%.1f", left + 8) + "\" y=\"" +
-               printf_string("%.1f", top - 10) + "\">&#8593; capacity " + format_value(capacity, u) + " " + u.name +
-               " is off scale: the peak uses " + use_text(peak, capacity) + " of it</text>";
+        out.append("<text class=\"note capacity-note\" x=\"" + printf_string("%.1f", left + 8) + "\" y=\"" +
+                   printf_string("%.1f", top - 10) + "\">&#8593; capacity " + format_value(capacity, u) + " " + u.name +
+                   " is off scale: the peak uses " + use_text(peak, capacity) + " of it</text>");
     const double x_step = n > 1 ? std::max(1.0, std::round(nice_step(static_cast<double>(n - 1), 8))) : 1;
     for (double i = 0; i < static_cast<double>(n); i += x_step)
-        svg += "<text class=\"tick\" x=\"" + printf_string("%.1f", x_of(static_cast<std::size_t>(i))) + "\" y=\"" +
-               printf_string("%.1f", height - bottom + 18) + "\" text-anchor=\"middle\">" + printf_string("%.0f", i) + "</text>";
-    svg += "<text class=\"axis\" x=\"" + printf_string("%.1f", left + plot_w / 2) + "\" y=\"" + printf_string("%.1f", height - 8) +
-           "\" text-anchor=\"middle\">scope index</text>";
+        out.append("<text class=\"tick\" x=\"" + printf_string("%.1f", x_of(static_cast<std::size_t>(i))) + "\" y=\"" +
+                   printf_string("%.1f", height - bottom + 18) + "\" text-anchor=\"middle\">" + printf_string("%.0f", i) + "</text>");
+    out.append("<text class=\"axis\" x=\"" + printf_string("%.1f", left + plot_w / 2) + "\" y=\"" + printf_string("%.1f", height - 8) +
+               "\" text-anchor=\"middle\">scope index</text>");
     if (show_capacity)
-        svg += "<line class=\"capacity\" x1=\"" + printf_string("%.1f", left) + "\" x2=\"" + printf_string("%.1f", width - right) +
-               "\" y1=\"" + printf_string("%.1f", y_of(capacity)) + "\" y2=\"" + printf_string("%.1f", y_of(capacity)) +
-               "\"><title>capacity " + format_value(capacity, u) + " " + u.name + "</title></line>";
+        out.append("<line class=\"capacity\" x1=\"" + printf_string("%.1f", left) + "\" x2=\"" + printf_string("%.1f", width - right) +
+                   "\" y1=\"" + printf_string("%.1f", y_of(capacity)) + "\" y2=\"" + printf_string("%.1f", y_of(capacity)) +
+                   "\"><title>capacity " + format_value(capacity, u) + " " + u.name + "</title></line>");
     // Past a few hundred scopes a marker per point would make the page
     // megabytes of SVG per chart (millions of scopes: gigabytes). Long series
     // are drawn as the min and max of each bucket of scopes, which keeps every
     // spike visible, and the peak keeps its exact marker.
     const std::size_t bucket = n > max_marked_points ? (n + drawn_buckets - 1) / drawn_buckets : 1;
     if (bucket > 1)
-        svg += "<text class=\"tick\" x=\"" + printf_string("%.1f", width - right) + "\" y=\"16\" text-anchor=\"end\">" +
-               std::to_string(n) + " scopes: lines join the min and max of each " + std::to_string(bucket) + "</text>";
+        out.append("<text class=\"tick\" x=\"" + printf_string("%.1f", width - right) + "\" y=\"16\" text-anchor=\"end\">" +
+                   std::to_string(n) + " scopes: lines join the min and max of each " + std::to_string(bucket) + "</text>");
     for (const auto& s : lines) {
-        std::string points;
+        out.append(std::string("<polyline fill=\"none\" stroke=\"") + s.color + "\" stroke-width=\"2\"" +
+                   (s.dash ? std::string(" stroke-dasharray=\"") + s.dash + "\"" : std::string()) + " points=\"");
         const auto add_point = [&](std::size_t i) {
-            points += printf_string("%.1f,", x_of(i)) + printf_string("%.1f ", y_of(s.values[i]));
+            out.append(printf_string("%.1f,", x_of(i)) + printf_string("%.1f ", y_of(s.values[i])));
         };
         std::size_t peak_at = 0;
         for (std::size_t from = 0; from < s.values.size(); from += bucket) {
@@ -172,21 +177,21 @@ inline std::string line_chart(const std::vector<series>& lines, const std::vecto
             add_point(std::min(lo, hi));
             if (lo != hi) add_point(std::max(lo, hi));
         }
-        svg += std::string("<polyline fill=\"none\" stroke=\"") + s.color + "\" stroke-width=\"2\"" +
-               (s.dash ? std::string(" stroke-dasharray=\"") + s.dash + "\"" : std::string()) + " points=\"" + points + "\"/>";
+        out.append("\"/>");
         const auto marker = [&](std::size_t i) {
             return std::string("<title>") + s.label + ": scope #" + std::to_string(i) + ", y=" + format_value(s.values[i], u) +
-                   ", site=" + html_escape(sites[i]) + "</title></circle>";
+                   ", site=" + html_escape(names[sites[i]]) + "</title></circle>";
         };
         if (bucket == 1)
             for (std::size_t i = 0; i < s.values.size(); ++i)
-                svg += std::string("<circle r=\"3\" fill=\"") + s.color + "\" cx=\"" + printf_string("%.1f", x_of(i)) + "\" cy=\"" +
-                       printf_string("%.1f", y_of(s.values[i])) + "\">" + marker(i);
+                out.append(std::string("<circle r=\"3\" fill=\"") + s.color + "\" cx=\"" + printf_string("%.1f", x_of(i)) +
+                           "\" cy=\"" + printf_string("%.1f", y_of(s.values[i])) + "\">" + marker(i));
         if (!s.values.empty())
-            svg += std::string("<circle class=\"peak\" r=\"6\" stroke=\"") + s.color + "\" cx=\"" + printf_string("%.1f", x_of(peak_at)) +
-                   "\" cy=\"" + printf_string("%.1f", y_of(s.values[peak_at])) + "\">" + marker(peak_at);
+            out.append(std::string("<circle class=\"peak\" r=\"6\" stroke=\"") + s.color + "\" cx=\"" +
+                       printf_string("%.1f", x_of(peak_at)) + "\" cy=\"" + printf_string("%.1f", y_of(s.values[peak_at])) + "\">" +
+                       marker(peak_at));
     }
-    return legend + svg + "</svg>";
+    out.append("</svg>");
 }
 
 struct peak_row {
@@ -201,16 +206,47 @@ struct peak_row {
 };
 
 inline peak_row find_peak(const std::string& resource, const std::string& ring, const std::string& metric,
-                          const std::vector<double>& values, const std::vector<std::string>& sites, double capacity,
-                          const unit& u) {
+                          const std::vector<double>& values, const std::vector<std::uint32_t>& sites,
+                          const scope_sites& names, double capacity, const unit& u) {
     peak_row row{resource, ring, metric, 0, capacity, u, "", 0};
     for (std::size_t i = 0; i < values.size(); ++i)
         if (i == 0 || values[i] > row.peak) {
             row.peak = values[i];
-            row.site = sites[i];
+            row.site = names[sites[i]];
             row.index = i;
         }
     return row;
+}
+
+// One panel's series: the scopes of a ring that carried a resource (or, for
+// the tensormap, every scope that carried it), in end-record order. Gathered
+// once for the peaks table and again when the panel is drawn, so that only
+// one panel's series exist at a time.
+struct panel_series {
+    std::vector<double> high, live, alloc;
+    std::vector<std::uint32_t> sites;
+};
+
+inline panel_series ring_panel(const std::vector<scope_pair>& scopes, std::size_t k) {
+    panel_series out;
+    for (const auto& p : scopes) {
+        if (!p.present[k]) continue;
+        out.high.push_back(p.high_water[k]);
+        out.live.push_back(p.live[k]);
+        out.alloc.push_back(p.alloc[k]);
+        out.sites.push_back(p.site);
+    }
+    return out;
+}
+
+inline panel_series tensormap_panel(const std::vector<const scope_pair*>& scopes) {
+    panel_series out;
+    for (const scope_pair* p : scopes)
+        if (p->has_tensormap) {
+            out.live.push_back(p->tensormap);
+            out.sites.push_back(p->site);
+        }
+    return out;
 }
 
 inline std::string peak_aside(const peak_row& p) {
@@ -242,109 +278,127 @@ dl{display:grid;grid-template-columns:auto 1fr;gap:2px 10px;margin:0}dt{color:#6
 
 }  // namespace detail
 
-// Writes the report for `file` (named `title` in the page) as one HTML string.
-inline std::string render_scope_stats_html(const scope_stats_file& file, const std::string& title) {
+// Writes the report for `file` (named `title` in the page) to `out`, anything
+// with append(std::string_view) (json_file_writer, std::string), piece by
+// piece: at 10^4 tasks the page is about 3 MB, and the command streams it to
+// the file instead of holding it. `pairs` is the file's pairing
+// (pair_scopes, or a scope_pairer fed as it was read); only file.meta and
+// file.sites are read here, so the file need not hold its records.
+template <class Out>
+void write_scope_stats_html(Out& out, const scope_stats_file& file, const scope_pairing& pairs, const std::string& title) {
     using namespace detail;
-    const scope_pairing pairs = pair_scopes(file.records);
     const auto& meta = file.meta;
+    const auto& names = file.sites;
     const std::array<const std::array<double, scope_rings>*, ring_resources> capacities = {
         &meta.task_window_max, &meta.heap_max, &meta.dep_pool_max};
 
+    // The site with the most paired scopes; on a tie the name first in
+    // byte order (the order a map by name, the earlier code, visited them).
     std::string dominant = "none";
     std::size_t dominant_count = 0;
-    for (const auto& [site, count] : pairs.end_sites)
-        if (count > dominant_count) {
-            dominant = site;
+    for (std::uint32_t id = 0; id < pairs.end_sites.size(); ++id) {
+        const std::size_t count = pairs.end_sites[id];
+        if (count > dominant_count || (count == dominant_count && count > 0 && names[id] < dominant)) {
+            dominant = names[id];
             dominant_count = count;
         }
+    }
     int rings_used = 0;
     for (const auto& ring : pairs.by_ring) rings_used += !ring.empty();
 
-    std::string html = "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>scope_stats: " +
-                       html_escape(title) + "</title><style>" + report_css + "</style></head><body><main>";
-    html += "<p class=\"eyebrow\">scope_stats report</p><h1>" + html_escape(title) + "</h1>";
-    html += "<p>Dominant scope site: <b>" + html_escape(dominant) + "</b> (" + std::to_string(dominant_count) +
-            " paired scopes)</p><p class=\"chips\">";
-    if (meta.fatal)
-        html += "<span class=\"danger\">Fatal</span>";
-    else if (meta.dropped > 0)
-        html += "<span class=\"warn\">Dropped records: " + std::to_string(meta.dropped) + "</span>";
-    else
-        html += "<span class=\"ok\">Healthy: no fatal, no dropped</span>";
-    html += "<span>" + std::to_string(meta.total) + " records</span><span>" + std::to_string(pairs.pair_count()) +
-            " total paired scopes</span><span>" + std::to_string(rings_used) + " ring_depths</span>";
-    if (pairs.unmatched_ends > 0 || pairs.unpaired_begins > 0)
-        html += "<span class=\"warn\">" + std::to_string(pairs.unmatched_ends) + " unmatched ends, " +
-                std::to_string(pairs.unpaired_begins) + " unpaired begins</span>";
-    html += "</p>";
-    html += "<p>High water = end.X_end &minus; begin.X_start (an upper bound: backlog at entry plus everything "
-            "allocated in the scope); live at exit = end.X_end &minus; end.X_start; alloc per scope = end.X_end "
-            "&minus; begin.X_end. The x axis is scope order (end records), not time.</p>";
-
+    // The peaks table comes before the panels: a first pass finds the peaks.
     std::vector<peak_row> peaks;
-    std::string sections;
     for (int k = 0; k < ring_resources; ++k) {
         const auto ks = static_cast<std::size_t>(k);
-        std::string section;
         for (int ring = 0; ring < scope_rings; ++ring) {
-            std::vector<double> high, live, alloc;
-            std::vector<std::string> sites;
-            for (const auto& p : pairs.by_ring[static_cast<std::size_t>(ring)]) {
-                if (!p.present[ks]) continue;
-                high.push_back(p.high_water[ks]);
-                live.push_back(p.live[ks]);
-                alloc.push_back(p.alloc[ks]);
-                sites.push_back(p.site);
-            }
-            if (high.empty()) continue;
-            const double capacity = (*capacities[ks])[static_cast<std::size_t>(ring)];
-            const unit& u = resource_units[ks];
-            const std::string ring_label = "ring_depth " + std::to_string(ring);
-            const peak_row peak = find_peak(ring_resource_name[k], ring_label, "scope_high_water", high, sites, capacity, u);
-            peaks.push_back(peak);
-            section += std::string("<details") + (high.size() > 1 ? " open" : "") + "><summary>" +
-                       ring_resource_name[k] + " &middot; " + ring_label + " &middot; " + std::to_string(high.size()) +
-                       " scopes &middot; peak " + format_value(peak.peak, u) + " " + u.name + " (" +
-                       use_text(peak.peak, capacity) + " of capacity)</summary><div class=\"panel\"><div>";
-            // Live at exit often runs on top of the high water: dashed, it stays visible.
-            section += line_chart({{"High water", "#dc2626", high}, {"Live at exit", "#059669", live, "5 4"}}, sites, capacity,
-                                  u, std::string(u.name) + " in use");
-            section += line_chart({{"Alloc per scope", "#2563eb", alloc}}, sites, 0, u, std::string(u.name) + " allocated in the scope");
-            section += "</div>" + peak_aside(peak) + "</div></details>";
+            const panel_series p = ring_panel(pairs.by_ring[static_cast<std::size_t>(ring)], ks);
+            if (p.high.empty()) continue;
+            peaks.push_back(find_peak(ring_resource_name[k], "ring_depth " + std::to_string(ring), "scope_high_water", p.high,
+                                      p.sites, names, (*capacities[ks])[static_cast<std::size_t>(ring)], resource_units[ks]));
         }
-        if (!section.empty())
-            sections += std::string("<h2>") + ring_resource_name[k] + "</h2>" + section;
     }
     {
-        std::vector<double> live;
-        std::vector<std::string> sites;
-        for (const scope_pair* p : pairs.tensormap)
-            if (p->has_tensormap) {
-                live.push_back(p->tensormap);
-                sites.push_back(p->site);
-            }
-        if (!live.empty()) {
-            const unit u{"entries", 1};
-            const peak_row peak = find_peak("tensormap", "global", "real_occupancy", live, sites, meta.tensormap_max, u);
-            peaks.push_back(peak);
-            sections += "<h2>tensormap</h2><details" + std::string(live.size() > 1 ? " open" : "") +
-                        "><summary>tensormap &middot; global &middot; peak " + format_value(peak.peak, u) +
-                        " entries (" + use_text(peak.peak, meta.tensormap_max) +
-                        " of capacity)</summary><div class=\"panel\"><div>" +
-                        line_chart({{"Live entries", "#7c3aed", live}}, sites, meta.tensormap_max, u, "entries in use") + "</div>" +
-                        peak_aside(peak) + "</div></details>";
-        }
+        const panel_series p = tensormap_panel(pairs.tensormap);
+        if (!p.live.empty())
+            peaks.push_back(find_peak("tensormap", "global", "real_occupancy", p.live, p.sites, names, meta.tensormap_max,
+                                      unit{"entries", 1}));
     }
 
-    html += "<h2>Top peaks</h2><table><thead><tr><th>Resource</th><th>ring_depth</th><th>Metric</th><th>Peak</th>"
-            "<th>Capacity</th><th>Use</th><th>Site</th><th>Scope index</th></tr></thead><tbody>";
+    out.append("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>scope_stats: " + html_escape(title) +
+               "</title><style>" + report_css + "</style></head><body><main>");
+    out.append("<p class=\"eyebrow\">scope_stats report</p><h1>" + html_escape(title) + "</h1>");
+    out.append("<p>Dominant scope site: <b>" + html_escape(dominant) + "</b> (" + std::to_string(dominant_count) +
+               " paired scopes)</p><p class=\"chips\">");
+    if (meta.fatal)
+        out.append("<span class=\"danger\">Fatal</span>");
+    else if (meta.dropped > 0)
+        out.append("<span class=\"warn\">Dropped records: " + std::to_string(meta.dropped) + "</span>");
+    else
+        out.append("<span class=\"ok\">Healthy: no fatal, no dropped</span>");
+    out.append("<span>" + std::to_string(meta.total) + " records</span><span>" + std::to_string(pairs.pair_count()) +
+               " total paired scopes</span><span>" + std::to_string(rings_used) + " ring_depths</span>");
+    if (pairs.unmatched_ends > 0 || pairs.unpaired_begins > 0)
+        out.append("<span class=\"warn\">" + std::to_string(pairs.unmatched_ends) + " unmatched ends, " +
+                   std::to_string(pairs.unpaired_begins) + " unpaired begins</span>");
+    out.append("</p>");
+    out.append("<p>High water = end.X_end &minus; begin.X_start (an upper bound: backlog at entry plus everything "
+               "allocated in the scope); live at exit = end.X_end &minus; end.X_start; alloc per scope = end.X_end "
+               "&minus; begin.X_end. The x axis is scope order (end records), not time.</p>");
+
+    out.append("<h2>Top peaks</h2><table><thead><tr><th>Resource</th><th>ring_depth</th><th>Metric</th><th>Peak</th>"
+               "<th>Capacity</th><th>Use</th><th>Site</th><th>Scope index</th></tr></thead><tbody>");
     for (const auto& p : peaks)
-        html += "<tr><td>" + p.resource + "</td><td>" + p.ring + "</td><td>" + p.metric + "</td><td>" +
-                format_value(p.peak, p.u) + " " + p.u.name + "</td><td>" +
-                (p.capacity > 0 ? format_value(p.capacity, p.u) + " " + p.u.name : std::string("n/a")) +
-                "</td><td><span class=\"pill " + risk_class(p.peak, p.capacity) + "\">" + use_text(p.peak, p.capacity) +
-                "</span></td><td>" + html_escape(p.site) + "</td><td>#" + std::to_string(p.index) + "</td></tr>";
-    html += "</tbody></table>" + sections + "</main></body></html>\n";
+        out.append("<tr><td>" + p.resource + "</td><td>" + p.ring + "</td><td>" + p.metric + "</td><td>" +
+                   format_value(p.peak, p.u) + " " + p.u.name + "</td><td>" +
+                   (p.capacity > 0 ? format_value(p.capacity, p.u) + " " + p.u.name : std::string("n/a")) +
+                   "</td><td><span class=\"pill " + risk_class(p.peak, p.capacity) + "\">" + use_text(p.peak, p.capacity) +
+                   "</span></td><td>" + html_escape(p.site) + "</td><td>#" + std::to_string(p.index) + "</td></tr>");
+    out.append("</tbody></table>");
+
+    // The panels, in the first pass's order (peaks[next] is this panel's).
+    std::size_t next = 0;
+    for (int k = 0; k < ring_resources; ++k) {
+        const auto ks = static_cast<std::size_t>(k);
+        bool heading = false;
+        for (int ring = 0; ring < scope_rings; ++ring) {
+            const panel_series p = ring_panel(pairs.by_ring[static_cast<std::size_t>(ring)], ks);
+            if (p.high.empty()) continue;
+            if (!heading) out.append(std::string("<h2>") + ring_resource_name[k] + "</h2>");
+            heading = true;
+            const double capacity = (*capacities[ks])[static_cast<std::size_t>(ring)];
+            const unit& u = resource_units[ks];
+            const peak_row& peak = peaks[next++];
+            out.append(std::string("<details") + (p.high.size() > 1 ? " open" : "") + "><summary>" + ring_resource_name[k] +
+                       " &middot; " + peak.ring + " &middot; " + std::to_string(p.high.size()) + " scopes &middot; peak " +
+                       format_value(peak.peak, u) + " " + u.name + " (" + use_text(peak.peak, capacity) +
+                       " of capacity)</summary><div class=\"panel\"><div>");
+            // Live at exit often runs on top of the high water: dashed, it stays visible.
+            line_chart(out, {{"High water", "#dc2626", p.high}, {"Live at exit", "#059669", p.live, "5 4"}}, p.sites, names,
+                       capacity, u, std::string(u.name) + " in use");
+            line_chart(out, {{"Alloc per scope", "#2563eb", p.alloc}}, p.sites, names, 0, u,
+                       std::string(u.name) + " allocated in the scope");
+            out.append("</div>" + peak_aside(peak) + "</div></details>");
+        }
+    }
+    {
+        const panel_series p = tensormap_panel(pairs.tensormap);
+        if (!p.live.empty()) {
+            const unit u{"entries", 1};
+            const peak_row& peak = peaks[next++];
+            out.append("<h2>tensormap</h2><details" + std::string(p.live.size() > 1 ? " open" : "") +
+                       "><summary>tensormap &middot; global &middot; peak " + format_value(peak.peak, u) + " entries (" +
+                       use_text(peak.peak, meta.tensormap_max) + " of capacity)</summary><div class=\"panel\"><div>");
+            line_chart(out, {{"Live entries", "#7c3aed", p.live}}, p.sites, names, meta.tensormap_max, u, "entries in use");
+            out.append("</div>" + peak_aside(peak) + "</div></details>");
+        }
+    }
+    out.append("</main></body></html>\n");
+}
+
+// The report as one string (tests; the command streams to its file).
+inline std::string render_scope_stats_html(const scope_stats_file& file, const std::string& title) {
+    std::string html;
+    write_scope_stats_html(html, file, pair_scopes(file), title);
     return html;
 }
 

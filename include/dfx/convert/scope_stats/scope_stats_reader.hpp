@@ -1,6 +1,7 @@
 // Reads scope_stats.jsonl (schema 6, also 5): the metadata line and the
 // boundary records, one per line. Streams line by line, so memory is the
-// records kept, never the whole file twice.
+// records kept, never the whole file twice; a caller that needs no records
+// kept (dfx scope-stats pairs them as they come) takes each one as read.
 //
 // Checked, not trusted: an empty file, a file without records, and a file
 // whose records do not add up to the metadata's count (`total` = records
@@ -22,6 +23,7 @@
 
 #include "dfx/convert/common/input_error.hpp"
 #include "dfx/convert/common/input_file.hpp"
+#include "dfx/convert/scope_stats/scope_sites.hpp"
 
 namespace dfx::convert {
 
@@ -43,20 +45,23 @@ enum class ring_resource { task_window = 0, heap = 1, dep_pool = 2 };
 inline constexpr int ring_resources = 3;
 inline constexpr const char* ring_resource_name[ring_resources] = {"task_window", "heap", "dep_pool"};
 
+// One boundary record as kept until the scopes are paired: 72 bytes, the
+// doubles first so that the small fields pack behind them.
 struct scope_boundary {
-    std::string site;
-    bool begin = true;
-    int depth = 0;
-    int ring = 0;
     std::array<double, ring_resources> start{};  // *_start values
     std::array<double, ring_resources> end{};    // *_end values
-    std::array<bool, ring_resources> present{};  // the record carried that resource
     double tensormap = 0;
+    std::uint32_t site = 0;  // into scope_stats_file::sites
+    int depth = 0;
+    std::uint8_t ring = 0;   // [0, scope_rings)
+    bool begin = true;
+    std::array<bool, ring_resources> present{};  // the record carried that resource
     bool has_tensormap = false;
 };
 
 struct scope_stats_file {
     scope_stats_metadata meta;
+    scope_sites sites;
     std::vector<scope_boundary> records;
 };
 
@@ -147,7 +152,12 @@ inline int ring_resource_of(std::string_view key, bool& is_start) {
 
 }  // namespace detail
 
-inline scope_stats_file read_scope_stats(const std::string& path) {
+// Hands each boundary record to on_record(const scope_boundary&), in file
+// order, and keeps none: the result's records stay empty. The checks at the
+// end (the count against the metadata's total) come after the last record
+// was handed over; on an error the caller drops what it made of them.
+template <class OnRecord>
+scope_stats_file read_scope_stats(const std::string& path, OnRecord&& on_record) {
     require_regular_file(path);  // a FIFO or /dev/zero would never end
     std::ifstream in(path, std::ios::binary);
     if (!in) throw input_error(path + ": cannot open");
@@ -157,6 +167,7 @@ inline scope_stats_file read_scope_stats(const std::string& path) {
     std::size_t line_no = 0;
     bool seen_metadata = false;
     bool has_total = false;  // the metadata line carried "total"
+    std::size_t records = 0;
     detail::seen_keys keys;
     while (std::getline(in, line)) {
         ++line_no;
@@ -216,7 +227,7 @@ inline scope_stats_file read_scope_stats(const std::string& path) {
                 if (key == "site") {
                     std::string_view s;
                     if (value.get_string().get(s)) at.fail("expected a string");
-                    b.site = std::string(s);
+                    b.site = out.sites.intern(s);
                     has_site = true;
                 } else if (key == "phase") {
                     std::string_view s;
@@ -229,8 +240,9 @@ inline scope_stats_file read_scope_stats(const std::string& path) {
                     // The root scope is depth 0 and the collector caps nesting (spec scope stats).
                     if (b.depth < 0) at.fail("a non-negative depth expected");
                 } else if (key == "ring") {
-                    b.ring = detail::integer_at<int>(value, at);
-                    if (b.ring < 0 || b.ring >= scope_rings) at.fail("ring in [0, 3] expected");
+                    const int ring = detail::integer_at<int>(value, at);
+                    if (ring < 0 || ring >= scope_rings) at.fail("ring in [0, 3] expected");
+                    b.ring = static_cast<std::uint8_t>(ring);
                     has_ring = true;
                 } else if (key == "tensormap") {
                     b.tensormap = detail::number_at(value, at);
@@ -246,20 +258,29 @@ inline scope_stats_file read_scope_stats(const std::string& path) {
             }
             if (!has_site || !has_phase || !has_ring)
                 where.fail("a scope record needs \"site\", \"phase\" and \"ring\"");
-            out.records.push_back(std::move(b));
+            ++records;
+            on_record(std::as_const(b));
         } catch (const simdjson::simdjson_error& e) {
             where.fail(e.what());
         }
     }
     if (in.bad()) throw input_error(path + ": read error");
     if (line_no == 0) throw input_error(path + ": file is empty (expected a metadata line and scope records)");
-    if (out.records.empty())
+    if (records == 0)
         throw input_error(path + ": no scope records after the metadata line (total " + std::to_string(out.meta.total) +
                           "): was scope stats on for the run, and did it finish?");
-    if (has_total && out.records.size() + out.meta.dropped != out.meta.total)
+    if (has_total && records + out.meta.dropped != out.meta.total)
         throw input_error(path + ": the metadata says total " + std::to_string(out.meta.total) + " records (" +
                           std::to_string(out.meta.dropped) + " dropped), but the file has " +
-                          std::to_string(out.records.size()) + ": the file is truncated or records were lost");
+                          std::to_string(records) + ": the file is truncated or records were lost");
+    return out;
+}
+
+// The file with every record kept, for pair_scopes() and dfx report.
+inline scope_stats_file read_scope_stats(const std::string& path) {
+    std::vector<scope_boundary> records;
+    scope_stats_file out = read_scope_stats(path, [&](const scope_boundary& b) { records.push_back(b); });
+    out.records = std::move(records);
     return out;
 }
 
