@@ -651,8 +651,12 @@ TEST_CASE("the sidecar joins each AICPU row to the last AICore row of its key, k
             "aicpu_tasks": [[0, 1, 0, 0], [0, 2, 0, 0], [1, 1, 0, 0], [1, 7, 0, 0], [2, 1, 0, 0], [0, 4294967297, 0, 0])" +
                                             extra_aicpu + "]}");
         std::string s;
-        for (const auto& [id, t] : deps::read_perf_sidecar(path, /*lenient=*/true))
+        std::vector<std::uint64_t> ids;
+        for (const auto& [id, t] : deps::read_perf_sidecar(path, /*lenient=*/true)) {
             s += std::to_string(id) + ":" + t.core_type + (t.mixed ? "(mix) " : " ");
+            ids.push_back(id);
+        }
+        CHECK(deps::read_perf_sidecar_ids(path, /*lenient=*/true) == ids);  // the text view's read: the same tasks
         return s;
     };
     // 13 replaced 10 at (0, 1); (1, 7) and (2, 1) join nothing; (0, 2^32 + 1) is 12's key, from core 0: mixed.
