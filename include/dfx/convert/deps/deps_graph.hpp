@@ -84,6 +84,12 @@ struct deps_graph {
 
     const task_entry* task(std::uint32_t n) const { return task_of[n] < 0 ? nullptr : &tasks[static_cast<std::size_t>(task_of[n])]; }
 
+    // A task's args (empty unless details or geometry were read).
+    const std::vector<task_arg>& args(const task_entry& t) const {
+        static const std::vector<task_arg> none;
+        return t.args_at == task_entry::no_args ? none : doc.task_args[t.args_at];
+    }
+
     // (meta is empty in a lean graph: finish_graph_lean)
     task_kind kind(std::uint32_t n) const {
         if (const task_entry* t = task(n)) return t->has_kernel() ? task_kind::submit : task_kind::dummy;
@@ -132,10 +138,11 @@ inline void backfill_output_tensor_ids(deps_graph& g) {
             if (k.source != edge_source::creator || !d.tensor_id) continue;
             const auto it = task_by_id.find(k.pred);
             if (it == task_by_id.end()) continue;
-            task_entry& pred = g.tasks[it->second];
+            const task_entry& pred = g.tasks[it->second];
+            if (pred.args_at == task_entry::no_args) continue;
             bool known = false;
             std::vector<task_arg*> unassigned;
-            for (task_arg& a : pred.args) {
+            for (task_arg& a : g.doc.task_args[pred.args_at]) {
                 const bool out_type = a.type == "INOUT" || a.type == "OUTPUT_EXISTING" || a.type == "OUTPUT";
                 if (out_type && a.tensor_id == d.tensor_id) {
                     known = true;
