@@ -56,7 +56,8 @@ public:
     // vectors, not deques: a big vector is a mapping of its own, whose
     // untouched capacity is no RSS and which goes back to the system when
     // freed; a deque's small blocks, freed, leave holes among the main
-    // thread's blocks in the one heap: 410 against 356 MB at 10^6 tasks.)
+    // thread's blocks in the one heap: a try with deques peaked at 410 MB
+    // at 10^6 tasks, above the 356 MB before it.)
     void add(const swimlane::aicore_row& r) {
         if (r.reg > UINT32_MAX) aicore_reg_high_[aicore_.size()] = static_cast<std::uint32_t>(r.reg >> 32);
         aicore_.push_back({r.token, {r.core, static_cast<std::uint32_t>(r.reg)}});
@@ -84,21 +85,16 @@ public:
     // The ids of the tasks read_perf_data would return, in first-seen order:
     // all the text view reads (8 bytes a task, not a sidecar_task's 64).
     // Frees the rows.
-    std::vector<std::uint64_t> finish_ids() {
-        const joined j = join();
-        std::vector<std::uint64_t> out;
-        out.reserve(j.tasks.size());
-        for (const joined::task& t : j.tasks) out.push_back(t.token);
-        return out;
-    }
+    std::vector<std::uint64_t> finish_ids() { return join().tokens; }
 
     // The tasks read_perf_data would return, reduced to their core type.
     // Frees the rows.
     sidecar_tasks finish() {
         joined j = join();
         sidecar_tasks out;
-        out.reserve(j.tasks.size());
-        for (const joined::task& t : j.tasks) out.emplace_back(t.token, sidecar_task{*j.names[t.type], t.mixed});
+        out.reserve(j.tokens.size());
+        for (std::size_t i = 0; i < j.tokens.size(); ++i)
+            out.emplace_back(j.tokens[i], sidecar_task{*j.names[j.types[i].type], j.types[i].mixed});
         if (!run_times_) return out;
         std::uint64_t origin = UINT64_MAX;
         for (const auto& [start, end] : j.span) origin = std::min(origin, start);
@@ -116,12 +112,12 @@ private:
     // core type is kept as the number of its name among the distinct names
     // (compared as numbers, the strings made once at the end).
     struct joined {
-        struct task {
-            std::uint64_t token;
+        struct core_type {
             std::uint32_t type;
             bool mixed;
         };
-        std::vector<task> tasks;
+        std::vector<std::uint64_t> tokens;  // the task ids (apart: all the text view takes)
+        std::vector<core_type> types;       // per task
         std::vector<const std::string*> names;  // each points at a static name or into core_types_
         std::vector<std::pair<std::uint64_t, std::uint64_t>> span;  // per task: first start, last end (cycles); with run times
     };
@@ -149,7 +145,10 @@ private:
         for (std::size_t c = 0; c < core_types_.size(); ++c) type_of_core[c] = name_id(core_types_[c]);
         const std::uint32_t aiv_id = name_id(aiv);
         const std::uint32_t empty_id = name_id(none);
-        std::vector<joined::task>& tasks = j.tasks;
+        // (At most a task per AICore row: reserved so, they never grow and
+        // copy themselves, and the capacity they do not use is never touched.)
+        j.tokens.reserve(aicore_.size());
+        j.types.reserve(aicore_.size());
         const bool run_times = run_times_;
         auto& span = j.span;
         // Task ids are dense as a rule: an array over the rows' tokens (4
@@ -161,15 +160,16 @@ private:
         auto add = [&](std::size_t row, std::int64_t core) {
             const std::uint32_t type =
                 core >= 0 && static_cast<std::size_t>(core) < type_of_core.size() ? type_of_core[static_cast<std::size_t>(core)] : aiv_id;
-            const auto [slot, inserted] = slot_of.emplace(aicore_[row].token, static_cast<std::uint32_t>(tasks.size()));
+            const auto [slot, inserted] = slot_of.emplace(aicore_[row].token, static_cast<std::uint32_t>(j.tokens.size()));
             if (inserted) {
-                tasks.push_back({aicore_[row].token, type, false});
+                j.tokens.push_back(aicore_[row].token);
+                j.types.push_back({type, false});
                 if (run_times) span.push_back(row_span_[row]);
                 return;
             }
             if (run_times)
                 span[slot] = {std::min(span[slot].first, row_span_[row].first), std::max(span[slot].second, row_span_[row].second)};
-            joined::task& known = tasks[slot];
+            joined::core_type& known = j.types[slot];
             if (type != empty_id && known.type != type) {
                 if (known.type == empty_id) known.type = type;
                 else known.mixed = true;
