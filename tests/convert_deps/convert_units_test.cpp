@@ -665,6 +665,10 @@ TEST_CASE("the sidecar joins each AICPU row to the last AICore row of its key, k
     CHECK(join(", [1, 14, 4000000000, 0, 1, 0]", ", [1, 4000000000, 0, 0]") == "13:aic 11:aic 12:aiv(mix) 14:aiv ");
     // A core id beyond the rows' count: sorted too.
     CHECK(join(", [4000000000, 15, 1, 0, 1, 0]", ", [4000000000, 1, 0, 0]") == "13:aic 11:aic 12:aiv(mix) 15:aiv ");
+    // Leniently an AICore row's reg_task_id above 2^32-1 too (its high word is
+    // kept apart): (0, 2^32 + 1) is (1, 1)'s key, later than 12's row, so both
+    // AICPU rows of that key join 16.
+    CHECK(join(", [0, 16, 4294967297, 0, 1, 0]", "") == "13:aic 11:aic 16:aiv(mix) ");
 }
 
 TEST_CASE("the records beside deps.json are read by records_reader, checked or leniently") {
