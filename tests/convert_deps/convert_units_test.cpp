@@ -171,8 +171,21 @@ TEST_CASE("id_index maps ids as a hash map does, whatever their pattern") {
         patterns[3].push_back(rng());                                    // random
         patterns[4].push_back(((i % 7) << 32) + i / 7 + (i % 3) * 9);    // interleaved rings, repeats
     }
-    for (const auto& ids : patterns) {
-        id_index index(ids.size() / 4);  // grows on the way
+    // id_index::over, told of the first three quarters of the ids only: the
+    // rest (and ids beside the runs) go to its hashed part. Dense patterns
+    // get the array, sparse ones the hashed table; the answers are the same.
+    enum class built { grown, over };
+    const std::vector<bool> want_dense = {true, false, false, false, true};
+    for (const built how : {built::grown, built::over})
+    for (std::size_t p = 0; p < patterns.size(); ++p) {
+        const std::vector<std::uint64_t>& ids = patterns[p];
+        CAPTURE(p);
+        CAPTURE(static_cast<int>(how));
+        id_index index = how == built::grown ? id_index(ids.size() / 4)  // grows on the way
+                                             : id_index::over([&](auto&& add) {
+                                                   for (std::size_t k = 0; k < ids.size() * 3 / 4; ++k) add(ids[k]);
+                                               });
+        if (how == built::over) CHECK(index.dense() == want_dense[p]);
         std::unordered_map<std::uint64_t, std::uint32_t> want;
         for (std::uint32_t k = 0; k < ids.size(); ++k) {
             const auto [value, inserted] = index.emplace(ids[k], k);
@@ -186,6 +199,49 @@ TEST_CASE("id_index maps ids as a hash map does, whatever their pattern") {
             const std::uint64_t id = rng();
             if (want.count(id) == 0) CHECK(index.find(id) == id_index::npos);
         }
+        // Just outside each ring's ids, and in rings it has not seen.
+        for (const std::uint64_t id : ids)
+            for (const std::uint64_t near : {id - 1, id + 1, id + (std::uint64_t{1} << 32), id ^ (std::uint64_t{1} << 40)})
+                if (want.count(near) == 0) CHECK(index.find(near) == id_index::npos);
+    }
+}
+
+TEST_CASE("id_index::over: empty, one id, ids at the ends of a ring, more rings than the array takes") {
+    {
+        id_index index = id_index::over([](auto&&) {});
+        CHECK(index.find(0) == id_index::npos);
+        CHECK(index.emplace(7, 1).second);
+        CHECK(index.find(7) == 1);
+    }
+    {
+        // Low words 0 and 2^32-1 around a ring's run (no wrap-around).
+        const std::uint64_t ring = std::uint64_t{5} << 32;
+        id_index index = id_index::over([&](auto&& add) {
+            for (std::uint64_t k = 0; k < 4; ++k) add(ring + k);
+        });
+        CHECK(index.dense());
+        CHECK(index.emplace(ring + 3, 30).second);
+        CHECK(index.emplace(ring, 0).second);
+        CHECK(index.emplace(ring - 1, 99).second);                    // ring 4's last id: hashed
+        CHECK(index.emplace(ring + 0xFFFFFFFFu, 98).second);          // ring 5's last: hashed
+        CHECK_FALSE(index.emplace(ring + 3, 31).second);              // the first value stays
+        CHECK(index.find(ring + 3) == 30);
+        CHECK(index.find(ring + 1) == id_index::npos);
+        CHECK(index.find(ring - 1) == 99);
+        CHECK(index.find(ring + 0xFFFFFFFFu) == 98);
+        CHECK(index.size() == 4);
+    }
+    {
+        // 65 rings of 10 ids: more runs than the array takes, so the hashed table.
+        std::vector<std::uint64_t> ids;
+        for (std::uint64_t r = 0; r < 65; ++r)
+            for (std::uint64_t k = 0; k < 10; ++k) ids.push_back(r << 32 | k);
+        id_index index = id_index::over([&](auto&& add) {
+            for (std::uint64_t id : ids) add(id);
+        });
+        CHECK_FALSE(index.dense());
+        for (std::uint32_t k = 0; k < ids.size(); ++k) CHECK(index.emplace(ids[k], k).second);
+        for (std::uint32_t k = 0; k < ids.size(); ++k) CHECK(index.find(ids[k]) == k);
     }
 }
 
@@ -595,8 +651,12 @@ TEST_CASE("the sidecar joins each AICPU row to the last AICore row of its key, k
             "aicpu_tasks": [[0, 1, 0, 0], [0, 2, 0, 0], [1, 1, 0, 0], [1, 7, 0, 0], [2, 1, 0, 0], [0, 4294967297, 0, 0])" +
                                             extra_aicpu + "]}");
         std::string s;
-        for (const auto& [id, t] : deps::read_perf_sidecar(path, /*lenient=*/true))
+        std::vector<std::uint64_t> ids;
+        for (const auto& [id, t] : deps::read_perf_sidecar(path, /*lenient=*/true)) {
             s += std::to_string(id) + ":" + t.core_type + (t.mixed ? "(mix) " : " ");
+            ids.push_back(id);
+        }
+        CHECK(deps::read_perf_sidecar_ids(path, /*lenient=*/true) == ids);  // the text view's read: the same tasks
         return s;
     };
     // 13 replaced 10 at (0, 1); (1, 7) and (2, 1) join nothing; (0, 2^32 + 1) is 12's key, from core 0: mixed.
@@ -605,6 +665,10 @@ TEST_CASE("the sidecar joins each AICPU row to the last AICore row of its key, k
     CHECK(join(", [1, 14, 4000000000, 0, 1, 0]", ", [1, 4000000000, 0, 0]") == "13:aic 11:aic 12:aiv(mix) 14:aiv ");
     // A core id beyond the rows' count: sorted too.
     CHECK(join(", [4000000000, 15, 1, 0, 1, 0]", ", [4000000000, 1, 0, 0]") == "13:aic 11:aic 12:aiv(mix) 15:aiv ");
+    // Leniently an AICore row's reg_task_id above 2^32-1 too (its high word is
+    // kept apart): (0, 2^32 + 1) is (1, 1)'s key, later than 12's row, so both
+    // AICPU rows of that key join 16.
+    CHECK(join(", [0, 16, 4294967297, 0, 1, 0]", "") == "13:aic 11:aic 16:aiv(mix) ");
 }
 
 TEST_CASE("the records beside deps.json are read by records_reader, checked or leniently") {

@@ -109,7 +109,7 @@ public:
         if (p == s || p == id_index::npos || s == id_index::npos) return;
         if (rec_.end[p] <= rec_.start[s] + tol_ && rec_.start[p] < rec_.start[s]) hb.push_back({s, p, e});
     }
-    void task(task_entry& t) override {
+    void task(task_entry& t, std::vector<task_arg>&) override {
         const auto active = std::find_if(t.slots.begin(), t.slots.end(), [](std::int64_t s) { return s >= 0; });
         kernels.emplace_back(t.id, active == t.slots.end() ? -1 : *active);
     }

@@ -163,19 +163,19 @@ inline std::string rich_label(const deps_graph& g, std::uint32_t n, const task_e
     ident += fan_suffix(fan, n);
 
     std::string rows;
-    for (const task_arg& a : t.args)
+    for (const task_arg& a : g.args(t))
         if (a.type == "INPUT" || a.type == "INOUT") rows += arg_row(g, a, true);
     rows += fmt::format(R"(<TR><TD ALIGN="CENTER" BGCOLOR="{}"><B>{}</B></TD></TR>)", header_bg, html_escape(ident));
-    for (const task_arg& a : t.args)
+    for (const task_arg& a : g.args(t))
         if (a.type == "INOUT" || a.type == "OUTPUT" || a.type == "OUTPUT_EXISTING") rows += arg_row(g, a, false);
     const char* border = t.block_num > 1 ? R"(BORDER="1" COLOR="#C62828")" : R"(BORDER="0")";
     return fmt::format(R"(<TABLE {} CELLBORDER="1" CELLSPACING="0" CELLPADDING="3">{}</TABLE>)", border, rows);
 }
 
 // out_<idx> of the producer's arg that holds `tensor_id`, if any.
-inline std::string producer_port(const task_entry* pred, std::optional<std::uint64_t> tensor_id) {
+inline std::string producer_port(const deps_graph& g, const task_entry* pred, std::optional<std::uint64_t> tensor_id) {
     if (!pred || !tensor_id) return {};
-    for (const task_arg& a : pred->args) {
+    for (const task_arg& a : g.args(*pred)) {
         if (a.type != "OUTPUT" && a.type != "OUTPUT_EXISTING" && a.type != "INOUT") continue;
         if (a.tensor_id == tensor_id) return ":out_" + (a.idx ? std::to_string(*a.idx) : std::string("None")) + ":e";
     }
@@ -249,7 +249,7 @@ inline std::string emit_dot(const deps_graph& g, const edge_selection& sel, cons
             std::string attr_list;
             for (const std::string& a : attrs) attr_list += (attr_list.empty() ? " [" : ", ") + a;
             if (!attr_list.empty()) attr_list += "]";
-            out += fmt::format("  {}{} -> {}{}{};\n", pred, detail::producer_port(producer, d.tensor_id), succ, head,
+            out += fmt::format("  {}{} -> {}{}{};\n", pred, detail::producer_port(g, producer, d.tensor_id), succ, head,
                                attr_list);
         }
     }

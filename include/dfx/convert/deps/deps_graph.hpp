@@ -84,6 +84,12 @@ struct deps_graph {
 
     const task_entry* task(std::uint32_t n) const { return task_of[n] < 0 ? nullptr : &tasks[static_cast<std::size_t>(task_of[n])]; }
 
+    // A task's args (empty unless details or geometry were read).
+    const std::vector<task_arg>& args(const task_entry& t) const {
+        static const std::vector<task_arg> none;
+        return t.args_at == task_entry::no_args ? none : doc.task_args[t.args_at];
+    }
+
     // (meta is empty in a lean graph: finish_graph_lean)
     task_kind kind(std::uint32_t n) const {
         if (const task_entry* t = task(n)) return t->has_kernel() ? task_kind::submit : task_kind::dummy;
@@ -132,10 +138,11 @@ inline void backfill_output_tensor_ids(deps_graph& g) {
             if (k.source != edge_source::creator || !d.tensor_id) continue;
             const auto it = task_by_id.find(k.pred);
             if (it == task_by_id.end()) continue;
-            task_entry& pred = g.tasks[it->second];
+            const task_entry& pred = g.tasks[it->second];
+            if (pred.args_at == task_entry::no_args) continue;
             bool known = false;
             std::vector<task_arg*> unassigned;
-            for (task_arg& a : pred.args) {
+            for (task_arg& a : g.doc.task_args[pred.args_at]) {
                 const bool out_type = a.type == "INOUT" || a.type == "OUTPUT_EXISTING" || a.type == "OUTPUT";
                 if (out_type && a.tensor_id == d.tensor_id) {
                     known = true;
@@ -176,7 +183,9 @@ inline deps_graph start_graph(deps_document doc) {
     // tasks was the peak of `dfx deps` at 10^7 tasks.
     {
         std::deque<task_entry>& tasks = g.doc.tasks;
-        id_index pos(tasks.size());
+        id_index pos = id_index::over([&](auto&& add) {
+            for (const task_entry& t : tasks) add(t.id);
+        });
         std::size_t kept = 0;
         for (std::size_t i = 0; i < tasks.size(); ++i) {
             const auto [at, inserted] = pos.emplace(tasks[i].id, static_cast<std::uint32_t>(kept));
@@ -222,7 +231,11 @@ inline std::string kernel_func_name(const name_map& names, const std::array<std:
 // index, then sorted. `sidecar_ids(add)` calls add(id) for each sidecar task.
 template <class SidecarIds>
 void collect_nodes(deps_graph& g, SidecarIds&& sidecar_ids) {
-    id_index seen(g.tasks.size());  // grows if the sidecar adds nodes (sized for both, it doubled)
+    // Over the tasks' ids, which most nodes are (an id outside them goes to
+    // the index's hashed part, which grows; sized for both, it doubled).
+    id_index seen = id_index::over([&](auto&& add_id) {
+        for (const task_entry& t : g.tasks) add_id(t.id);
+    });
     auto add = [&](std::uint64_t id) {
         if (seen.emplace(id, 0).second) g.nodes.push_back(id);
     };
@@ -235,6 +248,15 @@ void collect_nodes(deps_graph& g, SidecarIds&& sidecar_ids) {
         if (t.has_kernel()) add(t.id);
     std::sort(g.nodes.begin(), g.nodes.end());
     g.nodes.shrink_to_fit();
+}
+
+// Node id -> node index.
+inline id_index node_index(const std::vector<std::uint64_t>& nodes) {
+    id_index node_of = id_index::over([&](auto&& add) {
+        for (std::uint64_t id : nodes) add(id);
+    });
+    for (std::size_t n = 0; n < nodes.size(); ++n) node_of.insert(nodes[n], static_cast<std::uint32_t>(n));
+    return node_of;
 }
 
 // Links each task to its node (task_of; a task with no kernel, no sidecar
@@ -299,8 +321,7 @@ inline void finish_graph(deps_graph& g, const name_map& names, const sidecar_tas
         if (sidecar)
             for (const auto& entry : *sidecar) add(entry.first);
     });
-    id_index node_of(g.nodes.size());
-    for (std::size_t n = 0; n < g.nodes.size(); ++n) node_of.insert(g.nodes[n], static_cast<std::uint32_t>(n));
+    id_index node_of = detail::node_index(g.nodes);
 
     // Metadata (§3.3): the sidecar first, then what the kernel ids say.
     g.meta.resize(g.nodes.size());
@@ -348,8 +369,7 @@ inline void finish_graph_lean(deps_graph& g, const name_map& names, const std::v
         if (sidecar_ids)
             for (std::uint64_t id : *sidecar_ids) add(id);
     });
-    id_index node_of(g.nodes.size());
-    for (std::size_t n = 0; n < g.nodes.size(); ++n) node_of.insert(g.nodes[n], static_cast<std::uint32_t>(n));
+    id_index node_of = detail::node_index(g.nodes);
 
     const std::string* sidecar_name = names.nonempty ? names.find(-1) : nullptr;
     g.meta_nonempty = sidecar_ids && !sidecar_ids->empty();

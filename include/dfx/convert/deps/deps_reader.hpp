@@ -109,7 +109,8 @@ public:
     virtual ~deps_sink() = default;
     // `d` is filled with details / geometry, `g` with geometry, when asked for.
     virtual void edge(const edge_key& k, edge_detail& d, edge_geometry& g) = 0;
-    virtual void task(task_entry& t) = 0;
+    // `args` is filled with the task's args when details or geometry are asked for.
+    virtual void task(task_entry& t, std::vector<task_arg>& args) = 0;
     virtual void tensor(tensor_entry& t) = 0;
 };
 
@@ -312,6 +313,7 @@ private:
     template <class Object>
     void parse_task(Object obj) {
         task_entry t;
+        std::vector<task_arg> args;
         std::optional<std::uint64_t> id;
         for (auto member : obj) {
             const std::string_view key = member.unescaped_key();
@@ -328,7 +330,7 @@ private:
                 if (v.type() != json_type::array) continue;
                 for (auto el : v.get_array()) {
                     auto e = el.value();
-                    if (e.type() == json_type::object) t.args.push_back(parse_arg(e.get_object()));
+                    if (e.type() == json_type::object) args.push_back(parse_arg(e.get_object()));
                 }
             }
         }
@@ -337,7 +339,7 @@ private:
             return;
         }
         t.id = *id;
-        sink_.task(t);
+        sink_.task(t, args);
     }
 
     template <class Object>
@@ -403,7 +405,13 @@ public:
         }
         if (opt_.details || opt_.geometry) doc_.details.push_back(std::move(d));
     }
-    void task(task_entry& t) override { doc_.tasks.push_back(std::move(t)); }
+    void task(task_entry& t, std::vector<task_arg>& args) override {
+        if (!args.empty()) {
+            t.args_at = static_cast<std::uint32_t>(doc_.task_args.size());
+            doc_.task_args.push_back(std::move(args));
+        }
+        doc_.tasks.push_back(t);
+    }
     void tensor(tensor_entry& t) override { doc_.tensors.push_back(std::move(t)); }
 
 private:

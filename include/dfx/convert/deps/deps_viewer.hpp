@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <system_error>
+#include <type_traits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -92,16 +93,27 @@ inline int run_deps_viewer(const deps_viewer_options& opt) {
     // another thread while deps.json is, one core each; a failure is an
     // error, or leniently a warning, given below in the reference's order. Alone, deps.json gets
     // both cores.
+    // The text view (but for the dataflow modes, which prove edges from the
+    // rows' details) reads no per-node metadata and of the sidecar only its
+    // task ids: a lean graph (finish_graph_lean), and only the ids read.
+    const bool lean = !opt.html && !dataflow;
     const std::string sidecar_path = py_path_join(dir, schema::records_file);
     std::future<sidecar_tasks> sidecar_read;
+    std::future<std::vector<std::uint64_t>> sidecar_ids_read;
     // (a symlink that does not resolve is a sidecar that is there and broken)
-    if (fs::exists(sidecar_path, ec) || fs::is_symlink(sidecar_path, ec))
-        sidecar_read = std::async(std::launch::async,
-                                  [&sidecar_path, lenient = opt.lenient, html = opt.html] {
-                                      return read_perf_sidecar(sidecar_path, lenient, /*run_times=*/html);  // the page's panel shows them
-                                  });
+    if (fs::exists(sidecar_path, ec) || fs::is_symlink(sidecar_path, ec)) {
+        if (lean)
+            sidecar_ids_read = std::async(std::launch::async, [&sidecar_path, lenient = opt.lenient] {
+                return read_perf_sidecar_ids(sidecar_path, lenient);
+            });
+        else
+            sidecar_read = std::async(std::launch::async, [&sidecar_path, lenient = opt.lenient, html = opt.html] {
+                return read_perf_sidecar(sidecar_path, lenient, /*run_times=*/html);  // the page's panel shows them
+            });
+    }
+    const bool sidecar_there = sidecar_read.valid() || sidecar_ids_read.valid();
     deps_document doc =
-        read_deps(input_path, load, sidecar_read.valid() ? reader_threads::one_thread : reader_threads::pipelined);
+        read_deps(input_path, load, sidecar_there ? reader_threads::one_thread : reader_threads::pipelined);
     if (doc.dropped_edges > 0)
         std::fprintf(stderr, "warning: %s: ignored %zu edge entr%s that %s not an object or %s no usable pred/succ\n",
                      input_path.c_str(), doc.dropped_edges, doc.dropped_edges == 1 ? "y" : "ies",
@@ -113,32 +125,25 @@ inline int run_deps_viewer(const deps_viewer_options& opt) {
         names = load_name_map(found->string(), opt.lenient);
 
     deps_graph g = start_graph(std::move(doc));  // while the sidecar may still be read
-    std::optional<sidecar_tasks> sidecar;
-    if (sidecar_read.valid()) {
+    // A sidecar that fails to read is an error, or leniently a warning.
+    auto get_sidecar = [&](auto& future) {
+        std::optional<std::decay_t<decltype(future.get())>> got;
+        if (!future.valid()) return got;
         try {
-            sidecar = sidecar_read.get();
+            got = future.get();
         } catch (const input_error& e) {
             if (!opt.lenient) throw;
             std::fprintf(stderr, "Warning: couldn't read %s\n", e.what());
         }
-    }
-
-    // The text view (but for the dataflow modes, which prove edges from the
-    // rows' details) reads no per-node metadata and of the sidecar only its
-    // task ids: a lean graph (finish_graph_lean).
-    if (!opt.html && !dataflow) {
-        std::optional<std::vector<std::uint64_t>> sidecar_ids;
-        if (sidecar) {
-            sidecar_ids.emplace();
-            sidecar_ids->reserve(sidecar->size());
-            for (const auto& entry : *sidecar) sidecar_ids->push_back(entry.first);
-            sidecar.reset();
-        }
+        return got;
+    };
+    if (lean) {
+        const std::optional<std::vector<std::uint64_t>> sidecar_ids = get_sidecar(sidecar_ids_read);
         finish_graph_lean(g, names, sidecar_ids ? &*sidecar_ids : nullptr);
     } else {
+        const std::optional<sidecar_tasks> sidecar = get_sidecar(sidecar_read);
         finish_graph(g, names, sidecar ? &*sidecar : nullptr);
     }
-    sidecar.reset();
     const edge_selection sel = select_edges(g, opt.mode);
 
     if (sel.cycle_fallback) {

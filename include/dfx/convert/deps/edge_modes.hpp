@@ -266,7 +266,7 @@ inline const task_arg* arg_by_idx(const deps_graph& g, std::uint64_t task_id, st
     const task_entry* t = g.task(*node);
     if (!t) return nullptr;
     const task_arg* found = nullptr;
-    for (const task_arg& a : t->args)
+    for (const task_arg& a : g.args(*t))
         if (a.idx == idx) found = &a;
     return found;
 }

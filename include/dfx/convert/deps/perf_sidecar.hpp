@@ -52,15 +52,26 @@ public:
     explicit sidecar_join(bool run_times) : run_times_(run_times) {}
 
     // One AICore row, as the reader checks it (records_reader::on_aicore_row:
-    // the 48-byte rows are never held, only these 24 bytes of each).
+    // the 48-byte rows are never held, only these 16 bytes of each). (In
+    // vectors, not deques: a big vector is a mapping of its own, whose
+    // untouched capacity is no RSS and which goes back to the system when
+    // freed; a deque's small blocks, freed, leave holes among the main
+    // thread's blocks in the one heap: a try with deques peaked at 410 MB
+    // at 10^6 tasks, above the 356 MB before it.)
     void add(const swimlane::aicore_row& r) {
-        aicore_.push_back({static_cast<std::int64_t>(r.core), static_cast<std::int64_t>(r.reg), r.token});
+        if (r.reg > UINT32_MAX) aicore_reg_high_[aicore_.size()] = static_cast<std::uint32_t>(r.reg >> 32);
+        aicore_.push_back({r.token, {r.core, static_cast<std::uint32_t>(r.reg)}});
         if (run_times_) row_span_.emplace_back(r.start, r.end);
     }
+    // One AICPU row (records_reader::on_aicpu_row): of it only its join key,
+    // 8 bytes.
+    void add(const swimlane::aicpu_row& r) {
+        if (r.reg > UINT32_MAX) aicpu_reg_high_[aicpu_.size()] = static_cast<std::uint32_t>(r.reg >> 32);
+        aicpu_.push_back({r.core, static_cast<std::uint32_t>(r.reg)});
+    }
 
-    // The rest of the file as records_reader read it; its AICPU rows are
-    // converted and freed.
-    void take(swimlane::records_file&& rf) {
+    // The rest of the file as records_reader read it (its rows came through add).
+    void take(const swimlane::records_file& rf) {
         if (rf.level && *rf.level >= INT64_MIN && *rf.level <= INT64_MAX) level_ = static_cast<std::int64_t>(*rf.level);
         if (rf.meta.clock_freq_hz >= INT64_MIN && rf.meta.clock_freq_hz <= INT64_MAX)
             clock_freq_ = static_cast<std::int64_t>(rf.meta.clock_freq_hz);
@@ -69,26 +80,61 @@ public:
         host_phases_ = !rf.host_orch.empty();
         aicpu_orch_phases_ = !rf.orch.empty();
         core_types_ = rf.meta.core_types;
-        aicpu_.reserve(rf.aicpu.size());
-        for (const swimlane::aicpu_row& r : rf.aicpu)
-            aicpu_.emplace_back(static_cast<std::int64_t>(r.core), static_cast<std::int64_t>(r.reg));
-        std::vector<swimlane::aicpu_row>().swap(rf.aicpu);
     }
 
+    // The ids of the tasks read_perf_data would return, in first-seen order:
+    // all the text view reads (8 bytes a task, not a sidecar_task's 64).
+    // Frees the rows.
+    std::vector<std::uint64_t> finish_ids() { return join().tokens; }
+
     // The tasks read_perf_data would return, reduced to their core type.
-    sidecar_tasks finish() const {
+    // Frees the rows.
+    sidecar_tasks finish() {
+        joined j = join();
+        sidecar_tasks out;
+        out.reserve(j.tokens.size());
+        for (std::size_t i = 0; i < j.tokens.size(); ++i)
+            out.emplace_back(j.tokens[i], sidecar_task{*j.names[j.types[i].type], j.types[i].mixed});
+        if (!run_times_) return out;
+        std::uint64_t origin = UINT64_MAX;
+        for (const auto& [start, end] : j.span) origin = std::min(origin, start);
+        const double us_per_cycle = 1e6 / static_cast<double>(*clock_freq_);
+        for (std::size_t i = 0; i < out.size(); ++i) {
+            const auto [start, end] = j.span[i];
+            out[i].second.start_us = static_cast<double>(start - origin) * us_per_cycle;
+            out[i].second.duration_us = end > start ? static_cast<double>(end - start) * us_per_cycle : 0.0;
+        }
+        return out;
+    }
+
+private:
+    // The join's result: one entry per task, in first-seen order. A task's
+    // core type is kept as the number of its name among the distinct names
+    // (compared as numbers, the strings made once at the end).
+    struct joined {
+        struct core_type {
+            std::uint32_t type;
+            bool mixed;
+        };
+        std::vector<std::uint64_t> tokens;  // the task ids (apart: all the text view takes)
+        std::vector<core_type> types;       // per task
+        std::vector<const std::string*> names;  // each points at a static name or into core_types_
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> span;  // per task: first start, last end (cycles); with run times
+    };
+
+    // The join of chip-swimlane.md §2.9 steps 1, 2 and 5; frees the rows
+    // before it returns (the result is built beside them no longer).
+    joined join() {
         if (!level_ || *level_ < 1 || *level_ > 4)
             throw input_error("Unsupported chip_swimlane_level: " + (level_ ? std::to_string(*level_) : "missing"));
         if (!clock_freq_ || *clock_freq_ <= 0) throw input_error("metadata.clock_freq_hz missing or not positive");
         if ((host_source_ || host_phases_ || host_capture_) && aicpu_orch_phases_)
             throw input_error("host orchestration records together with aicpu_orchestrator_phases (ambiguous clock domain)");
 
-        // One entry per task, in first-seen order; found through a flat index.
-        // A task's core type is kept as the number of its name among the
-        // distinct names (compared as numbers, the strings made once at the end).
+        joined j;
         static const std::string aiv = "aiv";  // the type of a core outside core_types
         static const std::string none;          // a core type that names none
-        std::vector<const std::string*> names;  // each points at one of the two above or core_types_
+        std::vector<const std::string*>& names = j.names;
         std::unordered_map<std::string_view, std::uint32_t> id_of_name;
         auto name_id = [&](const std::string& name) {
             const auto [it, inserted] = id_of_name.try_emplace(name, static_cast<std::uint32_t>(names.size()));
@@ -99,29 +145,31 @@ public:
         for (std::size_t c = 0; c < core_types_.size(); ++c) type_of_core[c] = name_id(core_types_[c]);
         const std::uint32_t aiv_id = name_id(aiv);
         const std::uint32_t empty_id = name_id(none);
-        struct task {
-            std::uint64_t token;
-            std::uint32_t type;
-            bool mixed;
-        };
-        std::vector<task> tasks;
+        // (At most a task per AICore row: reserved so, they never grow and
+        // copy themselves, and the capacity they do not use is never touched.)
+        j.tokens.reserve(aicore_.size());
+        j.types.reserve(aicore_.size());
         const bool run_times = run_times_;
-        std::vector<std::pair<std::uint64_t, std::uint64_t>> span;  // per task: first start, last end (cycles)
-        // Grown as tasks come (not sized by the rows: a task has ~2-3 rows, and
-        // a table for every row was 134 MB at 10^6 tasks).
-        id_index slot_of;
+        auto& span = j.span;
+        // Task ids are dense as a rule: an array over the rows' tokens (4
+        // bytes a slot, id_index::over), else a hashed table for them (2^25
+        // slots of 16 bytes at 10^7 tasks, grown as tasks came).
+        id_index slot_of = id_index::over([&](auto&& add_id) {
+            for (const aicore_row& r : aicore_) add_id(r.token);
+        });
         auto add = [&](std::size_t row, std::int64_t core) {
             const std::uint32_t type =
                 core >= 0 && static_cast<std::size_t>(core) < type_of_core.size() ? type_of_core[static_cast<std::size_t>(core)] : aiv_id;
-            const auto [slot, inserted] = slot_of.emplace(aicore_[row].token, static_cast<std::uint32_t>(tasks.size()));
+            const auto [slot, inserted] = slot_of.emplace(aicore_[row].token, static_cast<std::uint32_t>(j.tokens.size()));
             if (inserted) {
-                tasks.push_back({aicore_[row].token, type, false});
+                j.tokens.push_back(aicore_[row].token);
+                j.types.push_back({type, false});
                 if (run_times) span.push_back(row_span_[row]);
                 return;
             }
             if (run_times)
                 span[slot] = {std::min(span[slot].first, row_span_[row].first), std::max(span[slot].second, row_span_[row].second)};
-            task& known = tasks[slot];
+            joined::core_type& known = j.types[slot];
             if (type != empty_id && known.type != type) {
                 if (known.type == empty_id) known.type = type;
                 else known.mixed = true;
@@ -130,39 +178,41 @@ public:
         if (!aicpu_.empty()) {
             // Join on (core_id, reg_task_id); a later AICore row for the same
             // key wins.
-            const last_row_by_key row_of(aicore_);
-            for (const auto& [core, reg] : aicpu_) {
-                const std::uint32_t r = row_of.find(key_of(core, reg));
-                if (r != last_row_by_key::npos) add(r, core);
+            const last_row_by_key row_of(aicore_, aicore_reg_high_);
+            for (std::size_t i = 0; i < aicpu_.size(); ++i) {
+                const row_key k = aicpu_[i];
+                const std::uint32_t r = row_of.find(key_of(k.core, reg_of(aicpu_reg_high_, i, k)));
+                if (r != last_row_by_key::npos) add(r, k.core);
             }
         } else if (*level_ == 1) {
-            for (std::size_t r = 0; r < aicore_.size(); ++r) add(r, aicore_[r].core);
+            for (std::size_t r = 0; r < aicore_.size(); ++r) add(r, aicore_[r].key.core);
         }
-        sidecar_tasks out;
-        out.reserve(tasks.size());
-        for (const task& t : tasks) out.emplace_back(t.token, sidecar_task{*names[t.type], t.mixed});
-        if (!run_times) return out;
-        std::uint64_t origin = UINT64_MAX;
-        for (const auto& [start, end] : span) origin = std::min(origin, start);
-        const double us_per_cycle = 1e6 / static_cast<double>(*clock_freq_);
-        for (std::size_t i = 0; i < out.size(); ++i) {
-            const auto [start, end] = span[i];
-            out[i].second.start_us = static_cast<double>(start - origin) * us_per_cycle;
-            out[i].second.duration_us = end > start ? static_cast<double>(end - start) * us_per_cycle : 0.0;
-        }
-        return out;
+        std::vector<aicore_row>().swap(aicore_);
+        std::vector<row_key>().swap(aicpu_);
+        std::vector<std::pair<std::uint64_t, std::uint64_t>>().swap(row_span_);
+        return j;
     }
 
-private:
+    // A row's core_id and reg_task_id in 8 bytes. reg_task_id is a u32
+    // dispatch token, but records_reader leniently lets a wider one through:
+    // its high word is kept apart, by row (reg_high; rare, and such a file
+    // is joined through sorted keys).
+    struct row_key {
+        std::uint32_t core;
+        std::uint32_t reg;  // the low word
+    };
+    using reg_high = std::unordered_map<std::size_t, std::uint32_t>;  // row -> reg_task_id >> 32, when not 0
     struct aicore_row {
-        std::int64_t core;
-        std::int64_t reg;
         std::uint64_t token;
+        row_key key;
     };
 
-    static std::uint64_t key_of(std::int64_t core, std::int64_t reg) {
-        return (static_cast<std::uint64_t>(core) << 32) ^ static_cast<std::uint64_t>(reg);
+    static std::uint64_t reg_of(const reg_high& high, std::size_t row, row_key k) {
+        if (high.empty()) return k.reg;
+        const auto it = high.find(row);
+        return it == high.end() ? k.reg : std::uint64_t{it->second} << 32 | k.reg;
     }
+    static std::uint64_t key_of(std::uint64_t core, std::uint64_t reg) { return core << 32 ^ reg; }
 
     // Key (core_id << 32 ^ reg_task_id) -> the last AICore row with it.
     // reg_task_id is a core's dispatch counter, so a core's keys are nearly
@@ -177,22 +227,22 @@ private:
     public:
         static constexpr std::uint32_t npos = UINT32_MAX;
 
-        explicit last_row_by_key(const std::vector<aicore_row>& rows) {
+        last_row_by_key(const std::vector<aicore_row>& rows, const reg_high& high) {
             std::int64_t cores = 0;
-            bool dense = true;
+            bool dense = high.empty();  // (every reg_task_id a u32)
             for (const aicore_row& r : rows) {
-                if (r.core < 0 || r.core >= static_cast<std::int64_t>(rows.size()) || r.reg < 0 || r.reg > UINT32_MAX) {
+                if (!dense || r.key.core >= rows.size()) {
                     dense = false;
                     break;
                 }
-                cores = std::max(cores, r.core + 1);
+                cores = std::max(cores, std::int64_t{r.key.core} + 1);
             }
             if (dense) {
                 std::vector<std::int64_t> lo(static_cast<std::size_t>(cores), INT64_MAX), hi(static_cast<std::size_t>(cores), -1);
                 for (const aicore_row& r : rows) {
-                    const auto c = static_cast<std::size_t>(r.core);
-                    lo[c] = std::min(lo[c], r.reg);
-                    hi[c] = std::max(hi[c], r.reg);
+                    const std::size_t c = r.key.core;
+                    lo[c] = std::min(lo[c], std::int64_t{r.key.reg});
+                    hi[c] = std::max(hi[c], std::int64_t{r.key.reg});
                 }
                 std::size_t slots = 0;
                 first_.assign(static_cast<std::size_t>(cores) + 1, 0);
@@ -204,14 +254,14 @@ private:
                 if (slots <= 4 * rows.size()) {
                     lo_ = std::move(lo);
                     row_.assign(slots, npos);
-                    for (std::size_t r = 0; r < rows.size(); ++r) row_[slot(rows[r].core, rows[r].reg)] = static_cast<std::uint32_t>(r);
+                    for (std::size_t r = 0; r < rows.size(); ++r) row_[slot(rows[r].key.core, rows[r].key.reg)] = static_cast<std::uint32_t>(r);
                     return;
                 }
                 first_.clear();
             }
             sorted_.resize(rows.size());
             for (std::size_t r = 0; r < rows.size(); ++r)
-                sorted_[r] = {key_of(rows[r].core, rows[r].reg), static_cast<std::uint32_t>(r)};
+                sorted_[r] = {key_of(rows[r].key.core, reg_of(high, r, rows[r].key)), static_cast<std::uint32_t>(r)};
             std::sort(sorted_.begin(), sorted_.end());
         }
 
@@ -250,7 +300,8 @@ private:
     std::vector<std::string> core_types_;
     std::vector<aicore_row> aicore_;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> row_span_;  // per AICore row: start, end; empty without run times
-    std::vector<std::pair<std::int64_t, std::int64_t>> aicpu_;
+    std::vector<row_key> aicpu_;                                     // per AICPU row: core_id, reg_task_id
+    reg_high aicore_reg_high_, aicpu_reg_high_;
 };
 
 }  // namespace detail
@@ -260,8 +311,9 @@ private:
 // records_reader, leniently as `dfx swimlane --lenient` reads it. Throws
 // input_error when it is unreadable or invalid; the viewer fails, or
 // leniently warns and goes on without it, as the reference does.
-inline sidecar_tasks read_perf_sidecar(const std::string& path, bool lenient = false, bool run_times = false) {
-    detail::sidecar_join r(run_times);
+namespace detail {
+// Reads the file into a join (both kinds of row handed over as read).
+inline void read_sidecar_rows(sidecar_join& r, const std::string& path, bool lenient, bool run_times) {
     // Batches of 64 KiB instead of 256: the same time, and the batch and the
     // scanner's rows of it are 0.7 MB less (at 10^4 tasks the sidecar's peak
     // was above e9ac140's by that much).
@@ -271,9 +323,27 @@ inline sidecar_tasks read_perf_sidecar(const std::string& path, bool lenient = f
                .times_unused(!run_times)
                .threads(reader_threads::one_thread)
                .on_aicore_row([&r](const swimlane::aicore_row& row) { r.add(row); })
+               .on_aicpu_row([&r](const swimlane::aicpu_row& row) { r.add(row); })
                .read());
+}
+}  // namespace detail
+
+inline sidecar_tasks read_perf_sidecar(const std::string& path, bool lenient = false, bool run_times = false) {
+    detail::sidecar_join r(run_times);
+    detail::read_sidecar_rows(r, path, lenient, run_times);
     try {
         return r.finish();
+    } catch (const input_error& e) {
+        throw input_error(path + ": " + e.what());
+    }
+}
+
+// read_perf_sidecar for the text view: the tasks' ids alone, in the same order.
+inline std::vector<std::uint64_t> read_perf_sidecar_ids(const std::string& path, bool lenient = false) {
+    detail::sidecar_join r(/*run_times=*/false);
+    detail::read_sidecar_rows(r, path, lenient, false);
+    try {
+        return r.finish_ids();
     } catch (const input_error& e) {
         throw input_error(path + ": " + e.what());
     }

@@ -103,7 +103,7 @@ public:
         if (seq_ == UINT32_MAX) throw input_error(path_ + ": too many edges");
         raw_edges.push_back({deps_edge{k.pred, k.succ}, seq_++});
     }
-    void task(deps::task_entry& t) override {
+    void task(deps::task_entry& t, std::vector<deps::task_arg>&) override {
         if (!task_maps_) return;
         if (t.kernel_ids_listed) g_.kernels.push_back({t.id, {t.slots[0], t.slots[1], t.slots[2]}});
         g_.blocks.push_back({t.id, t.block_num});
