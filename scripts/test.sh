@@ -67,8 +67,12 @@ line_tables=(-Ddebug=false -Dcpp_args=-g1)
 # (dfx: 179 s against about 546 s for its eleven objects) and less than half
 # at -O3 (123 s against about 280 s). The clang build compiles each source on
 # its own (cheap at -O0), so each is still seen to compile alone.
+# Linked -no-pie: each of the thousands of dfx processes the tests start
+# then skips about 397 k relative relocations (9.5 MB of .rela.dyn, each a
+# page touched at start-up): `dfx --version` 0.09-0.12 s and 38 MB resident
+# instead of 0.12-0.17 s and 50 MB (docs/testing.md).
 run_build gcc-asan-ubsan g++ "" -Dsanitizers=address,undefined "${line_tables[@]}" -Doptimization=g -Dbenchmarks=disabled \
-  -Dconverters_one_unit=true
+  -Dconverters_one_unit=true -Dcpp_link_args=-no-pie
 run_build clang clang++ "" -Doptimization=0 "${line_tables[@]}"
 run_build gcc-tsan g++ "tests/transport/transport_tests:transport tests/convert_swimlane/convert_swimlane_tests:swimlane_unit
   tests/convert_deps/convert_deps_units:convert_deps_units" -Dsanitizers=thread -Doptimization=2 "${line_tables[@]}" -Dexamples=disabled \

@@ -178,16 +178,24 @@ enum class phase_records { keep, drop, loop };
 // Reads and converts a records file. Warnings (unmatched AICPU rows) go to
 // `warnings`; bad input throws input_error. `lenient`: negative times and ids
 // read as the reference reads them (records_reader.hpp).
+// A records file below this size (~27k tasks) is small: load_perf_data reads
+// it on one thread, and `dfx swimlane` keeps freed memory for reuse while it
+// converts it (tools/dfx/reuse_freed_memory.hpp).
+inline constexpr std::uintmax_t small_records_file_bytes = std::uintmax_t{32} << 20;
+
+inline bool is_small_records_file(const std::string& path) {
+    std::error_code size_error;  // (the reader names an unreadable file)
+    const std::uintmax_t bytes = std::filesystem::file_size(path, size_error);
+    return !size_error && bytes < small_records_file_bytes;
+}
+
 inline perf_data load_perf_data(const std::string& path, std::FILE* warnings = stderr, bool lenient = false,
                                 phase_records phases = phase_records::keep) {
     // A small file is read on this thread: the pipeline's second thread
     // (scan and parse apart) pays off from about 50k tasks on; below 32 MiB
-    // (~27k tasks) its hand-offs cost more than they overlap (10^4 tasks:
-    // 0.93x the CPU and 0.87x the peak of the pipelined read, the same wall).
-    constexpr std::uintmax_t pipelined_from_bytes = std::uintmax_t{32} << 20;
-    std::error_code size_error;  // (the reader names an unreadable file)
-    const std::uintmax_t bytes = std::filesystem::file_size(path, size_error);
-    const bool small = !size_error && bytes < pipelined_from_bytes;
+    // its hand-offs cost more than they overlap (10^4 tasks: 0.93x the CPU
+    // and 0.87x the peak of the pipelined read, the same wall).
+    const bool small = is_small_records_file(path);
     records_file rf = records_reader(path)
                           .lenient(lenient)
                           .threads(small ? reader_threads::one_thread : reader_threads::pipelined)
