@@ -175,9 +175,6 @@ struct string_appender {  // the Out interface of append_* over a std::string
 // same in every case.
 enum class phase_records { keep, drop, loop };
 
-// Reads and converts a records file. Warnings (unmatched AICPU rows) go to
-// `warnings`; bad input throws input_error. `lenient`: negative times and ids
-// read as the reference reads them (records_reader.hpp).
 // A records file below this size (~27k tasks) is small: load_perf_data reads
 // it on one thread, and `dfx swimlane` keeps freed memory for reuse while it
 // converts it (tools/dfx/reuse_freed_memory.hpp).
@@ -189,6 +186,9 @@ inline bool is_small_records_file(const std::string& path) {
     return !size_error && bytes < small_records_file_bytes;
 }
 
+// Reads and converts a records file. Warnings (unmatched AICPU rows) go to
+// `warnings`; bad input throws input_error. `lenient`: negative times and ids
+// read as the reference reads them (records_reader.hpp).
 inline perf_data load_perf_data(const std::string& path, std::FILE* warnings = stderr, bool lenient = false,
                                 phase_records phases = phase_records::keep) {
     // A small file is read on this thread: the pipeline's second thread
