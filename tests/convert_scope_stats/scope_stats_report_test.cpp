@@ -160,6 +160,12 @@ TEST_CASE("bad input: one error naming the file and line") {
     CHECK(error_of("{\"version\": 6, \"\\u000a\": 1, \"\\n\": 2}\n").find(":1: duplicate key \"\\x0a\"") != std::string::npos);
     CHECK(error_of("{\"version\": 6}\n{\"site\": \"a:1\", \"\\n\": 1, \"\\n\": 2}\n").find(":2: duplicate key \"\\x0a\"") !=
           std::string::npos);
+    // Trailing data after a line's object (a comma flipped to '}' in CI's mutation run): the
+    // rest of the row would be dropped silently.
+    CHECK(error_of("{\"version\": 6}\n{\"site\": \"a:1\", \"phase\": \"end\"} \"ring\": 0}\n")
+              .find(":2: trailing data after the JSON object") != std::string::npos);
+    CHECK(error_of("{\"version\": 6} \"total\": 1}\n{\"site\": \"a:1\", \"phase\": \"end\", \"ring\": 0}\n")
+              .find(":1: trailing data after the JSON object") != std::string::npos);
     CHECK(error_of("").find("file is empty") != std::string::npos);
     CHECK(error_of("{\"version\": 6, \"total\": 0}\n").find("no scope records") != std::string::npos);
     std::string short_file = spec_example;

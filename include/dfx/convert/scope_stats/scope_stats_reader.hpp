@@ -182,6 +182,14 @@ scope_stats_file read_scope_stats(const std::string& path, OnRecord&& on_record)
         if (parser.iterate(padded).get(doc) != simdjson::SUCCESS || doc.get_object().get(object) != simdjson::SUCCESS)
             where.fail("not a JSON object");
         keys.clear();
+        // On-Demand stops at the object's closing brace: whatever follows it
+        // on the line is checked here, or a row cut short by a stray '}'
+        // would be read as complete. (simdjson 3.0 has no document::at_end();
+        // past the last token the location is out of bounds.)
+        const auto require_end = [&] {
+            if (doc.current_location().error() != simdjson::OUT_OF_BOUNDS)
+                where.fail("trailing data after the JSON object");
+        };
         try {
             if (!seen_metadata) {
                 seen_metadata = true;
@@ -213,6 +221,7 @@ scope_stats_file read_scope_stats(const std::string& path, OnRecord&& on_record)
                     else if (key == "dep_pool_max") four(m.dep_pool_max);
                     else if (key == "tensormap_max") m.tensormap_max = detail::number_at(value, at);
                 }
+                require_end();
                 continue;
             }
             scope_boundary b;
@@ -256,6 +265,7 @@ scope_stats_file read_scope_stats(const std::string& path, OnRecord&& on_record)
                     }
                 }
             }
+            require_end();
             if (!has_site || !has_phase || !has_ring)
                 where.fail("a scope record needs \"site\", \"phase\" and \"ring\"");
             ++records;
