@@ -143,7 +143,10 @@ def decode_csv(data):
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise Invalid("invalid UTF-8") from e
-    rows = list(csv.reader(io.StringIO(text)))
+    try:
+        rows = list(csv.reader(io.StringIO(text)))
+    except csv.Error as e:  # a lone CR inside a row, say
+        raise Invalid(f"not CSV: {e}") from e
     return [[_csv_cell(c) for c in row] for row in rows]
 
 
