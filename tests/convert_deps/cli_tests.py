@@ -379,6 +379,14 @@ def test_dump_bad_input():
         manifest.write_text(text)
         expect_one_error_line(run(["dump", "args_dump"], cwd=d), "args_dump.json", what)
     manifest.write_text(good)
+    # A manifest whose bin_file names no file: the error names the manifest as well as the
+    # path it gave (the mutation corpus's byte flip "args.bin" -> "args.b,n").
+    if '"bin_file": "args.bin"' not in good:
+        fail("the example manifest has no \"bin_file\": \"args.bin\"")
+    manifest.write_text(good.replace('"bin_file": "args.bin"', '"bin_file": "args.b,n"'))
+    for hint in ["args_dump.json", "args.b,n"]:
+        expect_one_error_line(run(["dump", "args_dump"], cwd=d), hint, "bin_file names no file")
+    manifest.write_text(good)
     (d / "args_dump" / "args.bin").unlink()
     expect_one_error_line(run(["dump", "args_dump", "-i", "0"], cwd=d), "args.bin", "missing args.bin")
 

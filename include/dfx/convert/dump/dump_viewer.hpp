@@ -234,7 +234,13 @@ inline void check_payloads_present(const args_manifest& m, const std::optional<s
         if (!bin_path)
             throw input_error(fmt::format("{}: args[{}] has {} payload bytes but bin_file is null", manifest_path, i, a.bin_size));
         if (!size) {
-            require_regular_file(*bin_path);
+            // The path came from the manifest: an error about it names the
+            // manifest too (its bin_file may be what is wrong).
+            try {
+                require_regular_file(*bin_path);
+            } catch (const input_error& e) {
+                throw input_error(fmt::format("{} (the payload file of {})", e.what(), manifest_path));
+            }
             std::error_code ec;
             const auto n = std::filesystem::file_size(*bin_path, ec);
             if (ec) throw input_error(fmt::format("{}: cannot read its size: {}", *bin_path, ec.message()));
