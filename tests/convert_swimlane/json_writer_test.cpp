@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -87,6 +88,43 @@ TEST_CASE("trace microseconds: every sixth-decimal digit pattern") {
         w.commit();
     }
     CHECK(swimlane_test::slurp(path) == expected);
+}
+
+TEST_CASE("integers: every digit count, both signs and the extremes, as std::to_chars writes them") {
+    dfx::convert::json_buffer b;
+    std::string expected;
+    auto add = [&](auto v) {
+        b.append_int(v);
+        b.push_back(' ');
+        char tmp[24];
+        expected.append(tmp, static_cast<std::size_t>(std::to_chars(tmp, tmp + sizeof tmp, v).ptr - tmp));
+        expected += ' ';
+    };
+    // Each power of ten and its neighbours: where the digit count changes.
+    std::uint64_t p = 1;
+    for (int d = 0; d < 20; ++d, p *= 10) {
+        for (const std::uint64_t u : {p - 1, p, p + 1, 2 * p, 9 * p, p / 2}) add(u);
+        if (p <= std::uint64_t{INT64_MAX}) {
+            add(-static_cast<std::int64_t>(p));
+            add(-static_cast<std::int64_t>(p) + 1);
+        }
+    }
+    add(std::uint64_t{UINT64_MAX});
+    add(std::int64_t{INT64_MAX});
+    add(std::int64_t{INT64_MIN});
+    add(std::int32_t{INT32_MIN});
+    add(std::int32_t{-1});
+    add(std::uint32_t{UINT32_MAX});
+    add(std::int8_t{-128});
+    add(std::uint16_t{65535});
+    add(0);
+    std::uint64_t state = 99;
+    for (int i = 0; i < 10000; ++i) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        add(state >> (state % 64));  // every bit length
+        add(static_cast<std::int64_t>(state));
+    }
+    CHECK(b.view() == expected);
 }
 
 TEST_CASE("an uncommitted writer leaves no file behind") {
