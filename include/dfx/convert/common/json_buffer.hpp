@@ -78,10 +78,7 @@ public:
 
     // Inline fast path: most appends are short literals that fit the block,
     // and with their length known here the copy compiles to a few moves.
-    // Forced: g++ 12 at -O3 kept it out of line in the trace sections, a
-    // call and a libc memcpy per literal (callgrind, a 50k-task swimlane:
-    // 6.45 G instructions in all, 6.03 G with it inlined).
-    [[gnu::always_inline]] void append(std::string_view s) {
+    void append(std::string_view s) {
         if (s.size() <= capacity_ - size_) [[likely]] {
             if (!s.empty()) std::memcpy(buf_ + size_, s.data(), s.size());  // an empty view may carry a null data()
             size_ += s.size();
@@ -89,7 +86,7 @@ public:
         }
         append_spilling(s);
     }
-    [[gnu::always_inline]] void push_back(char c) {
+    void push_back(char c) {
         if (size_ == capacity_) make_room(1);
         buf_[size_++] = c;
     }
