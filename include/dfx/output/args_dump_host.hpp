@@ -26,9 +26,11 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
+#include "dfx/output/append_buffer.hpp"
 #include "dfx/output/args_bin_stream.hpp"
 #include "dfx/output/args_dump_json.hpp"
 #include "dfx/output/channel_registry.hpp"
@@ -86,10 +88,10 @@ public:
         for (std::uint32_t t = 0; t < layout_.scheduler_threads; ++t) {
             auto& into = records_[t];
             auto records = transport_.template add_channel<args_dump_record>(
-                "args dump", t, layout_.records.buffers, layout_.records.records_per_buffer,
-                [&into](std::span<const args_dump_record> rs) { into.insert(into.end(), rs.begin(), rs.end()); });
+                records_channel, t, layout_.records.buffers, layout_.records.records_per_buffer,
+                [&into](std::span<const args_dump_record> rs) { into.append(rs); });
             auto payload = transport_.template add_channel<args_payload_chunk>(
-                "args dump payload", t, layout_.payload.buffers, layout_.payload.records_per_buffer,
+                payload_channel, t, layout_.payload.buffers, layout_.payload.records_per_buffer,
                 [bin = bin_.get(), t](packed_records<args_payload_chunk> chunks) { bin->consume(t, chunks); });
             if (!records.device_block || !payload.device_block)
                 throw output_error("args dump: cannot allocate the buffers of scheduler thread " + std::to_string(t));
@@ -128,38 +130,28 @@ public:
     // After stop(): every argument collected, resolved against args.bin, in
     // the reference's order.
     std::vector<args_dump_entry> entries() const {
+        std::size_t count = 0;
+        for (const auto& kept : records_) count += kept.as<args_dump_record>().size();
         std::vector<args_dump_entry> out;
+        out.reserve(count);
         for (std::uint32_t t = 0; t < records_.size(); ++t)
-            for (const auto& r : records_[t]) {
-                args_dump_entry e;
-                e.record = r;
-                if (r.kind == dump_arg_kind::tensor && r.payload_size > 0) {
-                    const auto at = bin_->locate(t, r.payload_batch, r.payload_offset, r.payload_size);
-                    if (at) {
-                        e.bin_offset = *at;
-                        e.bin_size = r.payload_size;
-                    } else {
-                        e.overwritten = true;
-                    }
-                }
-                out.push_back(e);
-            }
+            for (const auto& r : records_[t].as<args_dump_record>()) out.push_back(resolve(t, r));
         sort_args_dump(out);
         return out;
     }
 
+    // After stop(). Counts what entries() would hold without building it.
     args_dump_summary summary() const {
         args_dump_summary s;
         s.level = level_;
-        for (const auto& c : transport_.report()) {
-            if (c.name == "args dump") s.dropped_records += c.dropped;
-            else s.dropped_chunks += c.dropped;
-        }
-        for (const auto& e : entries()) {
-            ++s.args;
-            s.lost_payloads += e.overwritten ? 1 : 0;
-            s.truncated += e.record.truncated ? 1 : 0;
-        }
+        s.dropped_records = dropped(records_channel);
+        s.dropped_chunks = dropped(payload_channel);
+        for (std::uint32_t t = 0; t < records_.size(); ++t)
+            for (const auto& r : records_[t].as<args_dump_record>()) {
+                ++s.args;
+                s.lost_payloads += resolve(t, r).overwritten ? 1 : 0;
+                s.truncated += r.truncated ? 1 : 0;
+            }
         s.bin_bytes = bin_->bytes_reserved();
         s.write_error = bin_->error();
         return s;
@@ -179,12 +171,39 @@ public:
         }
         args_dump_header header;
         header.level = level_;
-        header.dropped_records = summary().dropped_records;
+        header.dropped_records = dropped(records_channel);
         bin_->commit();  // the payloads first: the manifest names them
         return write_args_dump_json_file(prefix_, header, all);
     }
 
 private:
+    // The channels' names, as the accounting reports them.
+    static constexpr const char* records_channel = record_kind<args_dump_record>::name;
+    static constexpr const char* payload_channel = record_kind<args_payload_chunk>::name;
+
+    // What the channels of one kind lost in transport.
+    std::uint64_t dropped(std::string_view channel) const {
+        std::uint64_t n = 0;
+        for (const auto& c : transport_.report()) n += c.name == channel ? c.dropped : 0;
+        return n;
+    }
+
+    // One argument record of scheduler thread t, with where its bytes are in args.bin.
+    args_dump_entry resolve(std::uint32_t t, const args_dump_record& r) const {
+        args_dump_entry e;
+        e.record = r;
+        if (r.kind == dump_arg_kind::tensor && r.payload_size > 0) {
+            const auto at = bin_->locate(t, r.payload_batch, r.payload_offset, r.payload_size);
+            if (at) {
+                e.bin_offset = *at;
+                e.bin_size = r.payload_size;
+            } else {
+                e.overwritten = true;
+            }
+        }
+        return e;
+    }
+
     void remove_dir_if_empty() noexcept {
         std::error_code ec;
         const auto dir = prefix_ / schema::args_dump_dir;
@@ -197,7 +216,7 @@ private:
     bool created_dir_ = false;
     bool written_ = false;
     std::unique_ptr<args_bin_stream> bin_;  // kept after commit: entries() still resolves against it
-    std::vector<std::vector<args_dump_record>> records_;
+    std::vector<append_buffer> records_;  // per scheduler thread
     transport_host<MemoryOps> transport_;  // last: destroyed first, its drain threads write into the members above
 };
 

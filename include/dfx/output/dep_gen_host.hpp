@@ -49,7 +49,7 @@ public:
     void stop() { transport_.stop(); }
     std::vector<channel_report> report() const { return transport_.report(); }
     // The collected records, as read_dep_gen_submits / replay_dep_gen take them (dep_gen_stream.hpp).
-    std::span<const std::byte> stream() const noexcept { return stream_; }
+    std::span<const std::byte> stream() const noexcept { return stream_.bytes(); }
 
     // After stop(). Throws output_error, naming the problem, when the capture
     // stream is malformed (a bug: a buffer the producer did not write whole,
@@ -66,7 +66,7 @@ public:
                     detail::message({"deps.json not written: ", r.produced - r.collected, " of ", r.produced,
                                      " dep_gen records were lost, and a graph with missing tasks or edges would mislead"})};
         if (!malformed_.empty()) throw output_error(malformed_);
-        return {write_deps_json_file(prefix, stream_), {}};
+        return {write_deps_json_file(prefix, stream_.bytes()), {}};
     }
 
 private:
@@ -83,7 +83,7 @@ private:
                                           " (a record runs past the buffer or claims more than its 4096-byte slot)"});
     }
 
-    std::vector<std::byte> stream_;
+    append_buffer stream_;
     std::string malformed_;  // why the stream cannot be trusted; empty when it can
     transport_host<MemoryOps> transport_;  // last: destroyed first, its drain thread writes stream_
 };

@@ -3,7 +3,7 @@
 // records while it says more_deps), and refuses a stream that does not have
 // exactly that shape.
 //
-//   std::vector<std::byte> stream;
+//   dfx::append_buffer stream;
 //   dfx::append_dep_gen_record(stream, record);             // the host, per record collected
 //   auto submits = dfx::read_dep_gen_submits(stream);        // or replay_dep_gen(stream, ...)
 //
@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "dfx/output/append_buffer.hpp"
 #include "dfx/output/output_error.hpp"
 #include "dfx/record/dep_gen_records.hpp"
 
@@ -43,11 +44,12 @@ struct dep_gen_submit {
 
 // Appends a record (its header and the payload right after it in memory) to
 // the host's copy of the stream, padded to 8 bytes.
-inline void append_dep_gen_record(std::vector<std::byte>& stream, const dep_gen_record& r) {
+inline void append_dep_gen_record(append_buffer& stream, const dep_gen_record& r) {
     const std::size_t bytes = sizeof(dep_gen_record) + r.packed_payload_bytes();
-    const std::size_t at = stream.size();
-    stream.resize(at + (bytes + 7) / 8 * 8);
-    std::memcpy(stream.data() + at, &r, bytes);
+    const std::size_t padded = (bytes + 7) / 8 * 8;
+    std::byte* at = stream.extend(padded);
+    std::memcpy(at, &r, bytes);
+    std::memset(at + bytes, 0, padded - bytes);
 }
 
 namespace detail {

@@ -29,6 +29,7 @@
 #include <utility>
 #include <vector>
 
+#include "dfx/output/append_buffer.hpp"
 #include "dfx/output/channel_registry.hpp"
 #include "dfx/output/host_collectors.hpp"
 #include "dfx/output/output_error.hpp"
@@ -96,7 +97,7 @@ public:
             auto& into = records_[core];
             auto ref = transport_.template add_channel<pmu_record>(
                 "PMU", core, layout_.size.buffers, layout_.size.records_per_buffer,
-                [&into](std::span<const pmu_record> rs) { into.insert(into.end(), rs.begin(), rs.end()); });
+                [&into](std::span<const pmu_record> rs) { into.append(rs); });
             if (!ref.device_block) throw output_error("PMU: cannot allocate the buffers of core " + std::to_string(core));
             channels.add(core, ref);
         }
@@ -124,7 +125,7 @@ public:
         });
         std::vector<pmu_row> out;
         for (std::uint32_t core : cores)
-            for (const auto& r : records_[core]) out.push_back({layout_.core_to_thread[core], core, r});
+            for (const auto& r : records_[core].as<pmu_record>()) out.push_back({layout_.core_to_thread[core], core, r});
         return out;
     }
 
@@ -134,7 +135,7 @@ public:
         for (const auto& c : transport_.report()) s.dropped += c.dropped;
         for (const auto& per_core : records_) {
             std::array<bool, pmu_source_kinds> seen{};
-            for (const auto& r : per_core) {
+            for (const auto& r : per_core.as<pmu_record>()) {
                 const auto k = static_cast<std::size_t>(r.source) < pmu_source_kinds ? static_cast<std::size_t>(r.source) : 0;
                 ++s.rows;
                 ++s.rows_by_source[k];
@@ -155,7 +156,7 @@ public:
 private:
     int event_;
     pmu_layout layout_;
-    std::vector<std::vector<pmu_record>> records_;
+    std::vector<append_buffer> records_;  // per core
     transport_host<MemoryOps> transport_;  // last: destroyed first, its drain threads write records_
 };
 

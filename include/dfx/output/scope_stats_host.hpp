@@ -9,9 +9,11 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "dfx/output/append_buffer.hpp"
 #include "dfx/output/channel_registry.hpp"
 #include "dfx/output/host_collectors.hpp"
 #include "dfx/output/output_error.hpp"
@@ -28,7 +30,7 @@ public:
         : transport_(options) {
         auto ref = transport_.template add_channel<scope_stats_record>(
             "scope stats", 0, size.buffers, size.records_per_buffer,
-            [this](std::span<const scope_stats_record> rs) { records_.insert(records_.end(), rs.begin(), rs.end()); });
+            [this](std::span<const scope_stats_record> rs) { records_.append(rs); });
         if (!ref.device_block) throw output_error("scope stats: cannot allocate its buffers");
         channels.add(0, ref);
     }
@@ -54,21 +56,21 @@ public:
         s.capacities = capacities_;
         const auto r = transport_.report().front();
         std::uint64_t markers = 0;
-        for (const auto& rec : records_) markers += rec.phase == scope_phase::fatal;
+        for (const auto& rec : records()) markers += rec.phase == scope_phase::fatal;
         s.fatal = markers > 0;
         s.dropped = r.dropped;
         s.total = r.produced - markers;
         return s;
     }
-    const std::vector<scope_stats_record>& records() const noexcept { return records_; }
+    std::span<const scope_stats_record> records() const noexcept { return records_.as<scope_stats_record>(); }
 
     std::filesystem::path write(const std::filesystem::path& prefix) const {
-        return write_scope_stats_file(prefix, summary(), records_);
+        return write_scope_stats_file(prefix, summary(), records());
     }
 
 private:
     ring_capacities capacities_;
-    std::vector<scope_stats_record> records_;
+    append_buffer records_;
     transport_host<MemoryOps> transport_;  // last: destroyed first, its drain thread writes records_
 };
 

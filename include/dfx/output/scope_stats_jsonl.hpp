@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,7 +47,7 @@ void write_four(text_writer& out, const std::array<T, scope_ring_count>& values)
 }  // namespace detail
 
 inline void write_scope_stats_jsonl(text_writer& out, const scope_stats_capture_summary& summary,
-                                    const std::vector<scope_stats_record>& records) {
+                                    std::span<const scope_stats_record> records) {
     const auto& caps = summary.capacities;
     out.raw("{\"version\": ").number(scope_stats_schema_version);
     out.raw(", \"fatal\": ").raw(summary.fatal ? "true" : "false");
@@ -80,7 +81,7 @@ inline void write_scope_stats_jsonl(text_writer& out, const scope_stats_capture_
 
 inline std::filesystem::path write_scope_stats_file(const std::filesystem::path& prefix,
                                                     const scope_stats_capture_summary& summary,
-                                                    const std::vector<scope_stats_record>& records) {
+                                                    std::span<const scope_stats_record> records) {
     const auto path = prefix / schema::scope_stats_dir / schema::scope_stats_file;
     write_artefact(path, [&](std::FILE* f) {
         text_writer out(f);

@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "dfx/output/append_buffer.hpp"
 #include "dfx/output/channel_registry.hpp"
 #include "dfx/output/host_collectors.hpp"
 #include "dfx/output/chip_swimlane_json.hpp"
@@ -120,7 +121,7 @@ public:
 private:
     // One channel's records, as bytes; one type whatever the record type.
     struct byte_group {
-        std::vector<std::byte> bytes;
+        append_buffer bytes;
         std::uint32_t record_size = 0;
     };
     // Where one record type's groups are in bytes_.
@@ -144,7 +145,7 @@ private:
 
     static void append(void* into, const std::byte* bytes, std::uint32_t count, std::uint32_t /*packed bytes*/) {
         auto& g = *static_cast<byte_group*>(into);
-        g.bytes.insert(g.bytes.end(), bytes, bytes + std::size_t{count} * g.record_size);
+        g.bytes.append(bytes, std::size_t{count} * g.record_size);
     }
 
     void* add_bytes(const char* name, std::uint32_t index, channel_size size, std::uint32_t record_size, void* into) {
@@ -162,7 +163,7 @@ private:
     std::vector<std::vector<Record>> records_of(group_range range) const {
         std::vector<std::vector<Record>> out(range.count);
         for (std::uint32_t i = 0; i < range.count; ++i) {
-            const std::vector<std::byte>& b = bytes_[range.first + i].bytes;
+            const append_buffer& b = bytes_[range.first + i].bytes;
             out[i].resize(b.size() / sizeof(Record));
             if (!b.empty()) std::memcpy(out[i].data(), b.data(), out[i].size() * sizeof(Record));
         }

@@ -1,0 +1,138 @@
+// dfx::append_buffer: what a drain thread keeps. Every byte appended is
+// there afterwards, in order, however the buffer grew; records come back as
+// the records they were.
+#include <doctest/doctest.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <span>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "dfx/output/append_buffer.hpp"
+
+namespace {
+
+struct sample_record {
+    std::uint64_t id;
+    std::uint32_t core;
+    std::uint32_t payload[5];
+};
+
+// A byte that depends on its position, so a block moved, lost or zeroed shows.
+std::byte pattern(std::size_t at) { return std::byte(static_cast<unsigned char>((at * 131u) ^ (at >> 9))); }
+
+}  // namespace
+
+TEST_CASE("an empty buffer holds nothing and views as no records") {
+    const dfx::append_buffer b;
+    CHECK(b.empty());
+    CHECK(b.size() == 0);
+    CHECK(b.data() == nullptr);
+    CHECK(b.bytes().empty());
+    CHECK(b.as<sample_record>().empty());
+}
+
+TEST_CASE("appends of every size keep every byte, across the small blocks and past the huge-page size") {
+    dfx::append_buffer b;
+    std::vector<std::byte> expected;
+    std::mt19937 rng(7);
+    // Sizes from 0 bytes to 300 KiB: past the first block, through many
+    // doublings, and past 2 MiB where the block grows by whole huge pages.
+    std::uniform_int_distribution<std::size_t> size(0, 300 << 10);
+    while (expected.size() < (std::size_t{9} << 20)) {
+        const std::size_t n = size(rng);
+        std::vector<std::byte> chunk(n);
+        for (std::size_t i = 0; i < n; ++i) chunk[i] = pattern(expected.size() + i);
+        b.append(chunk.data(), n);
+        expected.insert(expected.end(), chunk.begin(), chunk.end());
+        REQUIRE(b.size() == expected.size());
+    }
+    CHECK(std::memcmp(b.data(), expected.data(), expected.size()) == 0);
+}
+
+TEST_CASE("one append larger than twice what is held grows the buffer to fit it at once") {
+    dfx::append_buffer b;
+    b.append("abc", 3);
+    std::vector<std::byte> big((std::size_t{5} << 20) + 17);
+    for (std::size_t i = 0; i < big.size(); ++i) big[i] = pattern(i);
+    b.append(big.data(), big.size());
+    REQUIRE(b.size() == 3 + big.size());
+    CHECK(std::memcmp(b.data(), "abc", 3) == 0);
+    CHECK(std::memcmp(b.data() + 3, big.data(), big.size()) == 0);
+}
+
+TEST_CASE("extend() hands out room at the end that is kept as written in place") {
+    dfx::append_buffer b;
+    b.append("head", 4);
+    std::byte* room = b.extend(6);
+    std::memcpy(room, "-tail-", 6);
+    CHECK(b.extend(0) == b.data() + 10);  // room for nothing: the end, and nothing added
+    REQUIRE(b.size() == 10);
+    CHECK(std::memcmp(b.data(), "head-tail-", 10) == 0);
+}
+
+TEST_CASE("records appended as spans come back as the same records, in order") {
+    dfx::append_buffer b;
+    std::vector<sample_record> all;
+    for (std::uint64_t batch = 0; batch < 200; ++batch) {
+        std::vector<sample_record> rs(batch % 37 + 1);
+        for (std::size_t i = 0; i < rs.size(); ++i)
+            rs[i] = {all.size() + i, static_cast<std::uint32_t>(batch), {1, 2, 3, 4, static_cast<std::uint32_t>(i)}};
+        b.append(std::span<const sample_record>(rs));
+        all.insert(all.end(), rs.begin(), rs.end());
+    }
+    const auto back = b.as<sample_record>();
+    REQUIRE(back.size() == all.size());
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        CHECK(back[i].id == all[i].id);
+        CHECK(back[i].core == all[i].core);
+        CHECK(back[i].payload[4] == all[i].payload[4]);
+    }
+}
+
+TEST_CASE("moving a buffer moves its bytes and leaves the source empty") {
+    dfx::append_buffer a;
+    a.append("kept bytes", 10);
+    dfx::append_buffer b(std::move(a));
+    CHECK(a.empty());
+    CHECK(a.data() == nullptr);
+    REQUIRE(b.size() == 10);
+    CHECK(std::memcmp(b.data(), "kept bytes", 10) == 0);
+
+    dfx::append_buffer c;
+    c.append("old", 3);
+    c = std::move(b);
+    CHECK(b.empty());
+    REQUIRE(c.size() == 10);
+    CHECK(std::memcmp(c.data(), "kept bytes", 10) == 0);
+    c.append("!", 1);  // a moved-to buffer still grows
+    CHECK(std::memcmp(c.data(), "kept bytes!", 11) == 0);
+
+    // A buffer in a vector survives the vector's own growth (the hosts keep one per channel).
+    std::vector<dfx::append_buffer> per_channel(1);
+    per_channel[0].append("first", 5);
+    for (int i = 0; i < 100; ++i) per_channel.emplace_back();
+    CHECK(std::memcmp(per_channel[0].data(), "first", 5) == 0);
+}
+
+TEST_CASE("a drain thread appends, the host reads after joining it") {
+    dfx::append_buffer b;
+    constexpr std::uint64_t records = 200'000;
+    std::thread drain([&b] {
+        std::vector<sample_record> buffer(1000);
+        for (std::uint64_t next = 0; next < records;) {
+            for (auto& r : buffer) r = {next++, 3, {}};
+            b.append(std::span<const sample_record>(buffer));
+        }
+    });
+    drain.join();
+    const auto back = b.as<sample_record>();
+    REQUIRE(back.size() == records);
+    std::uint64_t wrong = 0;
+    for (std::uint64_t i = 0; i < records; ++i) wrong += back[i].id != i;
+    CHECK(wrong == 0);
+}
