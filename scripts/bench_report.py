@@ -356,6 +356,9 @@ def sim_section(runs, out_dir):
     svg_bars("dfx-sim tasks/s relative to collectors off (median)", list(data), configs, bars, "x",
              os.path.join(out_dir, "sim_overhead.svg"))
     text.append("![sim overhead](benchmarks/sim_overhead.svg)\n")
+    text.append("The long stream workload (100,000 tasks and more, `bench/sim_stream.sh`), where the per-task cost "
+                "rather than thread wake-ups sets the rate, and its before/after runs side by side: "
+                "docs/hot-paths.md, \"End to end\".\n")
     return "\n".join(text)
 
 
