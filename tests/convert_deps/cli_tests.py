@@ -688,6 +688,53 @@ def test_cli_conventions():
         fail("no bash completion script")
 
 
+def test_huge_page_heap():
+    """dfx restarts itself once with glibc's heap on huge pages (GLIBC_TUNABLES), keeping the user's tunables;
+    DFX_HUGE_PAGES=0 or a tunable already naming glibc.malloc.hugetlb leaves the environment alone."""
+    import fcntl
+    d = capture_dir("l4_deps")
+
+    def environment_while_running(extra):
+        # The trace goes to a 4 KiB pipe that is read only after the environment: once one byte has come
+        # out, dfx is past its restart and blocked on the full pipe, so /proc/<pid>/environ is the
+        # restarted image's.
+        env = {k: v for k, v in os.environ.items() if k not in ("GLIBC_TUNABLES", "DFX_HUGE_PAGES")}
+        env.update(extra)
+        r, w = os.pipe()
+        fcntl.fcntl(w, 1031, 4096)  # F_SETPIPE_SZ
+        p = subprocess.Popen([DFX, "swimlane", "chip_swimlane_records.json", "-o", "-"], cwd=d, env=env,
+                             stdout=w, stderr=subprocess.PIPE)
+        os.close(w)
+        with os.fdopen(r, "rb") as out:
+            first = out.read(1)
+            entries = Path(f"/proc/{p.pid}/environ").read_bytes().split(b"\0")
+            rest = out.read()
+        err = p.communicate(timeout=120)[1]
+        if p.returncode != 0 or not json.loads(first + rest).get("traceEvents"):
+            fail(f"swimlane -o - with {extra}: exit {p.returncode}, {err.decode()[-300:]!r}")
+        for i, entry in enumerate(entries):
+            if entry.startswith(b"GLIBC_TUNABLES="):
+                # glibc (2.36) parses the tunables in place, ending each with a NUL, so the ones after the
+                # first show up as entries of their own.
+                parts = [entry[len(b"GLIBC_TUNABLES="):]]
+                parts += [more for more in entries[i + 1:] if more.startswith(b"glibc.")]
+                return b":".join(parts)
+        return None
+
+    got = environment_while_running({})
+    if got != b"glibc.malloc.hugetlb=1":
+        fail(f"by default the running dfx has GLIBC_TUNABLES={got!r}, expected glibc.malloc.hugetlb=1")
+    got = environment_while_running({"GLIBC_TUNABLES": "glibc.malloc.tcache_count=0"})
+    if got != b"glibc.malloc.tcache_count=0:glibc.malloc.hugetlb=1":
+        fail(f"the user's tunables are not kept: GLIBC_TUNABLES={got!r}")
+    got = environment_while_running({"DFX_HUGE_PAGES": "0"})
+    if got is not None:
+        fail(f"DFX_HUGE_PAGES=0 still restarted with GLIBC_TUNABLES={got!r}")
+    got = environment_while_running({"GLIBC_TUNABLES": "glibc.malloc.hugetlb=0"})
+    if got != b"glibc.malloc.hugetlb=0":
+        fail(f"a user's own glibc.malloc.hugetlb was overridden: GLIBC_TUNABLES={got!r}")
+
+
 def test_progress_on_terminal():
     """A conversion longer than 2 s shows progress on a terminal's stderr, and nothing extra on a pipe."""
     import pty

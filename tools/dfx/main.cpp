@@ -16,6 +16,7 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "huge_page_heap.hpp"
 #include "dfx/io/temp_files.hpp"
 #include "reuse_freed_memory.hpp"
 
@@ -59,6 +60,7 @@ int finish(const CLI::App& app, int code) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    dfx::cli::use_huge_page_heap(argc, argv);  // first: it may restart the process
     dfx::io::remove_temp_files_on_signal();
     dfx::cli::one_heap();
     CLI::App app{"dfx: convert and inspect runtime DFX artefacts (swimlane, deps, args dump, PMU, scope stats)", "dfx"};
