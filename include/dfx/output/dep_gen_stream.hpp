@@ -5,7 +5,7 @@
 //
 //   dfx::append_buffer stream;
 //   dfx::append_dep_gen_record(stream, record);             // the host, per record collected
-//   auto submits = dfx::read_dep_gen_submits(stream);        // or replay_dep_gen(stream, ...)
+//   auto submits = dfx::read_dep_gen_submits(stream.bytes());   // or replay_dep_gen(stream.bytes(), ...)
 //
 // The host's copy of the stream holds each record's header and payload back
 // to back, each starting on an 8-byte boundary (no cache-line padding), and
