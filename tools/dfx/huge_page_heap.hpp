@@ -31,6 +31,9 @@
 // DFX_HUGE_PAGES=0 in the environment turns it off (for example to compare,
 // or under a debugger, where the restart is in the way); so does a
 // GLIBC_TUNABLES that already says anything about glibc.malloc.hugetlb.
+// A sanitizer build never restarts: ASan and TSan replace malloc with their
+// own, which does not read the tunable, so a restart would only pay their
+// start-up twice (0.12-0.17 s per dfx process under ASan+UBSan here).
 #pragma once
 
 #include <cstdlib>
@@ -42,6 +45,14 @@
 #include <unistd.h>
 #endif
 
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define DFX_CLI_MALLOC_REPLACED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#define DFX_CLI_MALLOC_REPLACED 1
+#endif
+#endif
+
 namespace dfx::cli {
 
 inline bool builds_big_tables(const char* command) {
@@ -51,7 +62,7 @@ inline bool builds_big_tables(const char* command) {
 }
 
 inline void use_huge_page_heap(int argc, char** argv) {
-#if defined(__linux__) && defined(__GLIBC__)
+#if defined(__linux__) && defined(__GLIBC__) && !defined(DFX_CLI_MALLOC_REPLACED)
     if (argc < 2 || !builds_big_tables(argv[1])) return;
     if (const char* off = std::getenv("DFX_HUGE_PAGES"); off != nullptr && std::strcmp(off, "0") == 0) return;
     const char* tunables = std::getenv("GLIBC_TUNABLES");
