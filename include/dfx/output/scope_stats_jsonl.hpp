@@ -11,7 +11,6 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "dfx/output/artefact_file.hpp"
 #include "dfx/output/text_writer.hpp"
