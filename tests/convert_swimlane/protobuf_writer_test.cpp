@@ -3,6 +3,7 @@
 // key = field << 3 | wire type; fixed64 little-endian).
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <string>
 
 #include "dfx/convert/common/protobuf_writer.hpp"
@@ -51,4 +52,32 @@ TEST_CASE("protobuf_writer: nested messages get their lengths back-patched") {
     REQUIRE(big.size() == 1 + 2 + 200);
     CHECK(big.substr(0, 6) == bytes({0x0A, 0xC8, 0x01, 0x12, 0xC5, 0x01}));
     CHECK(big.back() == 'x');
+}
+
+TEST_CASE("protobuf_writer: a byte_buffer gets the same bytes as a string, across its growth") {
+    // The byte_buffer path writes each field in place at the buffer's tail:
+    // the same fields through both, past several growths of the buffer
+    // (64 KiB first) and with fields of every size landing on its edge.
+    using dfx::convert::basic_protobuf_writer;
+    using dfx::convert::byte_buffer;
+    std::string expected;
+    byte_buffer buffer;
+    protobuf_writer s(expected);
+    basic_protobuf_writer<byte_buffer> b(buffer);
+    const auto same_fields = [](auto& w, std::uint64_t i) {
+        const auto m = w.begin(static_cast<std::uint32_t>(1 + i % 5));
+        w.varint(static_cast<std::uint32_t>(1 + i % 3000), i * 0x9E3779B97F4A7C15ull >> (i % 64));
+        w.int64(3, -static_cast<std::int64_t>(i));
+        w.fixed64(47, i);
+        w.double_value(5, 0.5 * static_cast<double>(i));
+        w.string(2, std::string(i % 300, static_cast<char>('a' + i % 26)));
+        w.end(m);
+    };
+    for (std::uint64_t i = 0; i < 3000; ++i) {
+        same_fields(s, i);
+        same_fields(b, i);
+    }
+    REQUIRE(expected.size() > 4 * (std::size_t{1} << 16));
+    REQUIRE(buffer.size() == expected.size());
+    CHECK(std::string(buffer.data(), buffer.size()) == expected);
 }
