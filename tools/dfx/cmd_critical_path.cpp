@@ -21,7 +21,6 @@
 #include "progress.hpp"
 #include "dfx/convert/common/json_writer.hpp"
 #include "dfx/convert/deps/critical_path.hpp"
-#include "dfx/convert/deps/critical_path_perfetto.hpp"
 #include "dfx/schema/artefact_names.hpp"
 #include "dfx/schema/converter_outputs.hpp"
 
@@ -110,7 +109,7 @@ void run(const cp_args& a) {
         }
         if (a.format == "perfetto") {
             try {
-                for (const std::string& t : deps::write_cpm_perfetto_traces(d, in.records, in.name_map, results.back(), a.lenient))
+                for (const std::string& t : perfetto_cpm_traces(d, in.records, in.name_map, results.back(), a.lenient))
                     traces.push_back(t);
             } catch (const std::exception& e) {
                 std::fprintf(stderr, "dfx critical-path: error: no Perfetto critical-path traces for %s: %s\n", d.c_str(), e.what());

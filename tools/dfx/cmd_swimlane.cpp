@@ -28,6 +28,7 @@
 #include "reuse_freed_memory.hpp"
 #include "dfx/convert/common/input_error.hpp"
 #include "dfx/convert/common/json_writer.hpp"
+#include "dfx/convert/deps/critical_path_perfetto.hpp"
 #include "dfx/convert/swimlane/deps_graph.hpp"
 #include "dfx/convert/swimlane/func_ids.hpp"
 #include "dfx/convert/swimlane/input_paths.hpp"
@@ -308,6 +309,12 @@ int run(const swimlane_args& a) {
 }
 
 }  // namespace
+
+std::vector<std::string> perfetto_cpm_traces(const std::filesystem::path& dir, const std::filesystem::path& records,
+                                             const std::filesystem::path& name_map,
+                                             const dfx::convert::deps::cp_result& r, bool lenient) {
+    return dfx::convert::deps::write_cpm_perfetto_traces(dir, records, name_map, r, lenient);
+}
 
 void add_swimlane(CLI::App& app) {
     auto args = std::make_shared<swimlane_args>();
