@@ -66,8 +66,8 @@ public:
         return put_varint(p, (static_cast<std::uint64_t>(field) << 3) | type);
     }
 
-    // (Each field is put together on the stack and appended once: the
-    // writer appends hundreds of millions of small fields.)
+    // (Each field is written by one put(): the writer writes hundreds of
+    // millions of small fields.)
     void raw_varint(std::uint64_t v) {
         put<10>([&](char* p) { return put_varint(p, v); });
     }
