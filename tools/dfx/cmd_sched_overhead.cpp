@@ -20,6 +20,7 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "progress.hpp"
+#include "swimlane_once.hpp"
 #include "dfx/convert/swimlane/deps_graph.hpp"
 #include "dfx/convert/swimlane/input_paths.hpp"
 #include "dfx/convert/swimlane/perf_data.hpp"
@@ -70,7 +71,7 @@ int run(const sched_args& a) {
     if (!std::filesystem::exists(records, ec)) throw input_error("Perf JSON not found: " + records);
     sw::perf_data pd;
     try {
-        pd = sw::load_perf_data(records, stderr, a.lenient, sw::phase_records::loop);  // Part 5 reads the loop phases only
+        pd = read_swimlane_records(records, stderr, a.lenient, sw::phase_records::loop);  // Part 5 reads the loop phases only
     } catch (const std::exception& e) {
         throw input_error(fmt::format("failed to read perf JSON {}: {}", records, without_path(e.what(), records)));
     }
@@ -107,8 +108,8 @@ int run(const sched_args& a) {
     }
     sw::deps_graph deps;
     try {
-        deps = sw::load_deps_graph(deps_path, stderr, sw::deps_policy::required, a.lenient,
-                                   dfx::convert::reader_threads::one_thread, /*task_maps=*/false);
+        deps = read_swimlane_deps(deps_path, stderr, sw::deps_policy::required, a.lenient,
+                                  dfx::convert::reader_threads::one_thread, /*task_maps=*/false);
     } catch (const std::exception& e) {
         throw input_error(fmt::format("failed to read deps.json {}: {}", deps_path, without_path(e.what(), deps_path)));
     }

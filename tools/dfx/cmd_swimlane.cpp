@@ -26,6 +26,7 @@
 #include "commands.hpp"
 #include "progress.hpp"
 #include "reuse_freed_memory.hpp"
+#include "swimlane_once.hpp"
 #include "dfx/convert/common/input_error.hpp"
 #include "dfx/convert/common/json_writer.hpp"
 #include "dfx/convert/deps/critical_path_perfetto.hpp"
@@ -310,6 +311,15 @@ int run(const swimlane_args& a) {
 
 }  // namespace
 
+// swimlane_once.hpp: compiled here for the other commands.
+sw::perf_data read_swimlane_records(const std::string& path, std::FILE* warnings, bool lenient,
+                                    sw::phase_records phases) {
+    return sw::load_perf_data(path, warnings, lenient, phases);
+}
+sw::deps_graph read_swimlane_deps(const std::string& path, std::FILE* warnings, sw::deps_policy policy, bool lenient,
+                                  dfx::convert::reader_threads threads, bool task_maps) {
+    return sw::load_deps_graph(path, warnings, policy, lenient, threads, task_maps);
+}
 std::vector<std::string> perfetto_cpm_traces(const std::filesystem::path& dir, const std::filesystem::path& records,
                                              const std::filesystem::path& name_map,
                                              const dfx::convert::deps::cp_result& r, bool lenient) {

@@ -2,15 +2,7 @@
 // the converter and returns the process exit code through `exit_code`.
 #pragma once
 
-#include <filesystem>
-#include <string>
-#include <vector>
-
 #include <CLI/CLI.hpp>
-
-namespace dfx::convert::deps {
-struct cp_result;
-}
 
 namespace dfx::cli {
 
@@ -27,13 +19,5 @@ void add_scope_stats(CLI::App& app);     // dfx scope-stats (alias scope_stats_p
 void add_all(CLI::App& app);             // dfx all
 void add_report(CLI::App& app);          // dfx report
 void add_compare(CLI::App& app);         // dfx compare
-
-// critical-path's Perfetto CPM traces (deps/critical_path_perfetto.hpp) are
-// swimlane traces: defined in cmd_swimlane.cpp, so that one source compiles
-// the swimlane trace writer and its readers (they took half of
-// cmd_critical_path.cpp's compile time when it compiled them again).
-std::vector<std::string> perfetto_cpm_traces(const std::filesystem::path& dir, const std::filesystem::path& records,
-                                             const std::filesystem::path& name_map,
-                                             const dfx::convert::deps::cp_result& r, bool lenient);
 
 }  // namespace dfx::cli
