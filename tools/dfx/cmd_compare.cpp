@@ -28,6 +28,7 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "progress.hpp"
+#include "report_once.hpp"
 #include "text_output.hpp"
 #include "dfx/convert/compare/compare_html.hpp"
 #include "dfx/convert/compare/compare_render.hpp"
@@ -74,7 +75,7 @@ side_units measure_side(const std::string& dir, const char* side) {
     side_units out;
     for (const rep::run_unit& u : rep::run_units_of(dir)) {
         if (!rep::find_artefacts(u.dir).any()) continue;
-        out.emplace_back(u.label, rep::measure_unit(u, stderr, 120, /*keep_digest=*/true));
+        out.emplace_back(u.label, measure_run_unit(u, stderr, 120, /*keep_digest=*/true));
     }
     if (out.empty()) {
         std::string flags;

@@ -25,6 +25,7 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "progress.hpp"
+#include "report_once.hpp"
 #include "text_output.hpp"
 #include "dfx/convert/report/findings.hpp"
 #include "dfx/convert/report/report_csv.hpp"
@@ -92,6 +93,12 @@ void run(const report_args& a) {
 }
 
 }  // namespace
+
+// report_once.hpp: compiled here for dfx compare.
+dfx::convert::report::unit_measures measure_run_unit(const dfx::convert::report::run_unit& unit, std::FILE* warnings,
+                                                     std::size_t timeline_bins, bool keep_digest) {
+    return dfx::convert::report::measure_unit(unit, warnings, timeline_bins, keep_digest);
+}
 
 void add_report(CLI::App& app) {
     auto a = std::make_shared<report_args>();
