@@ -689,13 +689,14 @@ def test_cli_conventions():
 
 
 def test_huge_page_heap():
-    """dfx restarts itself once with glibc's heap on huge pages (GLIBC_TUNABLES), keeping the user's tunables;
-    DFX_HUGE_PAGES=0 or a tunable already naming glibc.malloc.hugetlb leaves the environment alone; a
+    """dfx restarts itself once with glibc's heap on huge pages (GLIBC_TUNABLES) when its inputs total at least
+    64 MiB, keeping the user's tunables; a smaller input runs as started; DFX_HUGE_PAGES=1 restarts whatever the
+    size, DFX_HUGE_PAGES=0 or a tunable already naming glibc.malloc.hugetlb leaves the environment alone; a
     sanitizer build (DFX_TEST_SANITIZERS, set by meson) never restarts."""
     import fcntl
-    d = capture_dir("l4_deps")
+    small = capture_dir("l4_deps")
 
-    def environment_while_running(extra):
+    def environment_while_running(extra, d=small):
         # The trace goes to a 4 KiB pipe that is read only after the environment: once one byte has come
         # out, dfx is past its restart and blocked on the full pipe, so /proc/<pid>/environ is the
         # restarted image's.
@@ -722,21 +723,36 @@ def test_huge_page_heap():
                 return b":".join(parts)
         return None
 
-    got = environment_while_running({})
+    got = environment_while_running({"DFX_HUGE_PAGES": "1"})
     if os.environ.get("DFX_TEST_SANITIZERS", "none") != "none":
         # ASan and TSan replace malloc, which then ignores the tunable: a sanitizer build must not restart.
         if got is not None:
             fail(f"a sanitizer build restarted with GLIBC_TUNABLES={got!r}")
         return
     if got != b"glibc.malloc.hugetlb=1":
-        fail(f"by default the running dfx has GLIBC_TUNABLES={got!r}, expected glibc.malloc.hugetlb=1")
-    got = environment_while_running({"GLIBC_TUNABLES": "glibc.malloc.tcache_count=0"})
-    if got != b"glibc.malloc.tcache_count=0:glibc.malloc.hugetlb=1":
-        fail(f"the user's tunables are not kept: GLIBC_TUNABLES={got!r}")
-    got = environment_while_running({"DFX_HUGE_PAGES": "0"})
+        fail(f"with DFX_HUGE_PAGES=1 the running dfx has GLIBC_TUNABLES={got!r}, expected glibc.malloc.hugetlb=1")
+    got = environment_while_running({})
     if got is not None:
-        fail(f"DFX_HUGE_PAGES=0 still restarted with GLIBC_TUNABLES={got!r}")
-    got = environment_while_running({"GLIBC_TUNABLES": "glibc.malloc.hugetlb=0"})
+        fail(f"a {sum(f.stat().st_size for f in small.iterdir())}-byte input restarted with GLIBC_TUNABLES={got!r}")
+    # The same capture, its records followed by 64 MiB of JSON whitespace: a big input.
+    big = workdir()
+    try:
+        shutil.copy(small / "deps.json", big / "deps.json")
+        with open(big / "chip_swimlane_records.json", "wb") as f:
+            f.write((small / "chip_swimlane_records.json").read_bytes())
+            f.write(b" " * (64 << 20))
+        got = environment_while_running({}, big)
+        if got != b"glibc.malloc.hugetlb=1":
+            fail(f"a 64 MiB input: the running dfx has GLIBC_TUNABLES={got!r}, expected glibc.malloc.hugetlb=1")
+        got = environment_while_running({"GLIBC_TUNABLES": "glibc.malloc.tcache_count=0"}, big)
+        if got != b"glibc.malloc.tcache_count=0:glibc.malloc.hugetlb=1":
+            fail(f"the user's tunables are not kept: GLIBC_TUNABLES={got!r}")
+        got = environment_while_running({"DFX_HUGE_PAGES": "0"}, big)
+        if got is not None:
+            fail(f"DFX_HUGE_PAGES=0 still restarted with GLIBC_TUNABLES={got!r}")
+    finally:
+        shutil.rmtree(big)  # 64 MiB: not left in /tmp
+    got = environment_while_running({"GLIBC_TUNABLES": "glibc.malloc.hugetlb=0", "DFX_HUGE_PAGES": "1"})
     if got != b"glibc.malloc.hugetlb=0":
         fail(f"a user's own glibc.malloc.hugetlb was overridden: GLIBC_TUNABLES={got!r}")
 

@@ -22,24 +22,32 @@
 // tunable, a kernel with transparent huge pages `never` refuses the advice,
 // and a failed exec leaves this process running as it was.
 //
-// The restart costs about 5 ms here (loading the program twice), so only
-// the commands that build big tables take it: those that read the records
-// file or deps.json. pmu, dump and scope-stats read small artefacts (a
-// restarted scope-stats took 1.06-1.19x the time up to 10^5 tasks), and
-// --help or --version should stay instant.
+// When: the restart costs about 5 ms here (loading the program twice), and
+// the 2 MiB granules cost a few MB of peak memory whatever the input's size
+// (+3 MB for `dfx swimlane` and +5 MB for `dfx deps` at 10^4 tasks, 28 MB
+// of input, where the faults it saves are worth tens of ms). So only the
+// commands that build big tables take it (those that read the records file
+// or deps.json: pmu, dump and scope-stats read small artefacts, and --help or
+// --version should stay instant), and only when the paths on their command
+// line (files, and the files under directories, outputs left out) add up to
+// at least `huge_page_input_bytes`.
 //
 // DFX_HUGE_PAGES=0 in the environment turns it off (for example to compare,
-// or under a debugger, where the restart is in the way); so does a
-// GLIBC_TUNABLES that already says anything about glibc.malloc.hugetlb.
+// or under a debugger, where the restart is in the way), DFX_HUGE_PAGES=1
+// turns it on whatever the input's size; a GLIBC_TUNABLES that already says
+// anything about glibc.malloc.hugetlb is left as it is.
 // A sanitizer build never restarts: ASan and TSan replace malloc with their
 // own, which does not read the tunable, so a restart would only pay their
 // start-up twice (0.12-0.17 s per dfx process under ASan+UBSan here).
 #pragma once
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <initializer_list>
 #include <string>
+#include <system_error>
 
 #if defined(__linux__) && defined(__GLIBC__)
 #include <unistd.h>
@@ -61,10 +69,52 @@ inline bool builds_big_tables(const char* command) {
     return false;
 }
 
+// Inputs below this take the heap as it is (see "When" above): 10^4 tasks are
+// 28 MB of records and deps.json, 5x10^4 tasks 141 MB.
+inline constexpr std::uintmax_t huge_page_input_bytes = std::uintmax_t{64} << 20;
+
+// The bytes of the regular files named on the command line, or under the
+// directories named there (three levels down at most: a dfx_outputs tree),
+// counted up to `enough`. The value of an output option is not an input.
+// Nothing is opened: a FIFO or a device is not a regular file, and a path
+// that cannot be read counts 0 (the command itself reports it).
+inline std::uintmax_t command_line_input_bytes(int argc, char** argv, std::uintmax_t enough) {
+    namespace fs = std::filesystem;
+    std::uintmax_t total = 0;
+    auto add = [&](const fs::path& p) {
+        std::error_code ec;
+        const std::uintmax_t size = fs::file_size(p, ec);
+        if (!ec) total += size;
+    };
+    for (int i = 2; i < argc && total < enough; ++i) {
+        const char* arg = argv[i];
+        bool output = false;
+        for (const char* o : {"-o", "--output", "--report", "--stats-output", "--out-dir"}) output = output || std::strcmp(arg, o) == 0;
+        if (output) {
+            ++i;
+            continue;
+        }
+        std::error_code ec;
+        const fs::file_status st = fs::status(arg, ec);
+        if (ec) continue;
+        if (fs::is_regular_file(st)) add(arg);
+        if (!fs::is_directory(st)) continue;
+        fs::recursive_directory_iterator it(arg, fs::directory_options::skip_permission_denied, ec), end;
+        for (; !ec && it != end && total < enough; it.increment(ec)) {
+            if (it.depth() >= 3) it.disable_recursion_pending();
+            if (it->is_regular_file(ec)) add(it->path());
+        }
+    }
+    return total;
+}
+
 inline void use_huge_page_heap(int argc, char** argv) {
 #if defined(__linux__) && defined(__GLIBC__) && !defined(DFX_CLI_MALLOC_REPLACED)
     if (argc < 2 || !builds_big_tables(argv[1])) return;
-    if (const char* off = std::getenv("DFX_HUGE_PAGES"); off != nullptr && std::strcmp(off, "0") == 0) return;
+    const char* forced = std::getenv("DFX_HUGE_PAGES");
+    if (forced != nullptr && std::strcmp(forced, "0") == 0) return;
+    const bool always = forced != nullptr && std::strcmp(forced, "1") == 0;
+    if (!always && command_line_input_bytes(argc, argv, huge_page_input_bytes) < huge_page_input_bytes) return;
     const char* tunables = std::getenv("GLIBC_TUNABLES");
     if (tunables != nullptr && std::strstr(tunables, "glibc.malloc.hugetlb") != nullptr) return;
     std::string value = "glibc.malloc.hugetlb=1";
