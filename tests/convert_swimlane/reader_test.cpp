@@ -192,7 +192,7 @@ TEST_CASE("scheduler phase records keep their optional fields") {
     CHECK(r[0].loop_iter == 3);
     CHECK(r[1].kind == sw::phase_kind::complete);
     CHECK_FALSE(r[1].has_tasks_processed);
-    CHECK(r[1].start_us == doctest::Approx(0.01));  // 1 GHz: 10 cycles = 0.01 us
+    CHECK(pd.start_us(r[1]) == doctest::Approx(0.01));  // 1 GHz: 10 cycles = 0.01 us
     CHECK(r[2].kind == sw::phase_kind::other);  // legacy name: read, not rendered
     CHECK_FALSE(r[2].depths_valid);             // a depth array needs exactly 3 entries
     CHECK(r[3].kind == sw::phase_kind::generic);  // dfxkit's kind for other schedulers

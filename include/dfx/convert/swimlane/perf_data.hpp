@@ -100,6 +100,9 @@ struct perf_data {
     std::string timeline_metadata_json;  // the trace's top-level "metadata" (host mode only)
 
     [[nodiscard]] const std::string& core_type_name(const task& t) const { return core_type_names[t.core_type]; }
+    // A scheduler phase's times on the trace's µs axis.
+    [[nodiscard]] double start_us(const sched_record& r) const { return clock.us(r.start_cycles); }
+    [[nodiscard]] double end_us(const sched_record& r) const { return clock.us(r.end_cycles); }
 };
 
 namespace detail {
@@ -351,12 +354,6 @@ inline perf_data load_perf_data(const std::string& path, std::FILE* warnings = s
                      [](const task& a, const task& b) { return a.task_id < b.task_id; });
 
     // ---- phases -------------------------------------------------------------
-    for (auto& lane : rf.sched) {
-        for (auto& r : lane) {
-            r.start_us = us(r.start_cycles);
-            r.end_us = us(r.end_cycles);
-        }
-    }
     pd.sched = std::move(rf.sched);
     pd.loop = std::move(rf.loop);
     pd.core_to_thread = meta.core_to_thread;

@@ -27,18 +27,19 @@
 
 namespace dfx::convert::swimlane::trace {
 
-// The shared ready queue's (AIC, AIV, MIX) depths at the end of phase `r`.
-inline void write_ready_queue_point(event_sink& ev, const sched_record& r) {
+// The shared ready queue's (AIC, AIV, MIX) depths at the end of phase `r`
+// (`end_us`, perf_data::end_us()).
+inline void write_ready_queue_point(event_sink& ev, const sched_record& r, double end_us) {
     if (ev.protobuf()) {
         // One counter track per arg, named as Perfetto's JSON importer names them.
         ev.counters(layout::scheduler_pid,
                     {{"shared_ready_queue AIC", r.depth_end[0]},
                      {"shared_ready_queue AIV", r.depth_end[1]},
                      {"shared_ready_queue MIX", r.depth_end[2]}},
-                    r.end_us);
+                    end_us);
         return;
     }
-    ev.counter_json("shared_ready_queue", r.end_us, [&](json_buffer& c, double ts) {
+    ev.counter_json("shared_ready_queue", end_us, [&](json_buffer& c, double ts) {
         c.append(R"({"args": {"AIC": )");
         c.append_int(r.depth_end[0]);
         c.append(R"(, "AIV": )");

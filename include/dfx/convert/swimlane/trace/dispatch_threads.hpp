@@ -60,7 +60,7 @@ private:
         for (std::size_t th = 0; th < pd.sched.size(); ++th) {
             span_index s{th, {}};
             for (const auto& r : pd.sched[th]) {
-                if (r.kind == phase_kind::dispatch) s.spans.emplace_back(r.start_us, r.end_us);
+                if (r.kind == phase_kind::dispatch) s.spans.emplace_back(pd.start_us(r), pd.end_us(r));
             }
             if (s.spans.empty()) continue;
             std::sort(s.spans.begin(), s.spans.end());

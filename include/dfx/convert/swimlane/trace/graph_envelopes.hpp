@@ -56,13 +56,14 @@ inline std::vector<instance> collect_instances(const trace_index& index) {
         for (const auto& r : lane) {
             if (r.kind != phase_kind::graph_prepare || !r.has_task_id || (r.task_id >> 32) != 0) continue;
             instance* i = find(r.task_id);
+            const double start = pd.start_us(r), end = pd.end_us(r);
             if (!i) {
-                inst.push_back({r.task_id, {}, 0, 0, r.start_us, r.end_us, 0.0, 0, 0});
+                inst.push_back({r.task_id, {}, 0, 0, start, end, 0.0, 0, 0});
                 i = &inst.back();
             }
-            i->prep_start = std::min(i->prep_start, r.start_us);
-            i->prep_end = std::max(i->prep_end, r.end_us);
-            i->prep_dur += r.end_us - r.start_us;
+            i->prep_start = std::min(i->prep_start, start);
+            i->prep_end = std::max(i->prep_end, end);
+            i->prep_dur += end - start;
             ++i->prep_count;
         }
     }
@@ -93,7 +94,7 @@ inline std::vector<instance> collect_instances(const trace_index& index) {
             std::uint64_t outer;
             std::uint32_t node;
             if (r.kind != phase_kind::dummy_task || !r.has_task_id || !decode_node(r.task_id, outer, node)) continue;
-            if (instance* i = find(outer)) add_point(*i, static_cast<std::size_t>(i - inst.data()), node, r.start_us, r.end_us);
+            if (instance* i = find(outer)) add_point(*i, static_cast<std::size_t>(i - inst.data()), node, pd.start_us(r), pd.end_us(r));
         }
     }
     std::vector<instance> kept;

@@ -167,11 +167,11 @@ public:
         const auto& recs = pd.sched[thread];
         if (cs.empty()) return std::nullopt;
         const auto it = std::upper_bound(cs.begin(), cs.end(), finish,
-                                         [&](double f, std::uint32_t c) { return f < recs[c].start_us; });
+                                         [&](double f, std::uint32_t c) { return f < pd.start_us(recs[c]); });
         const auto idx = static_cast<std::size_t>(it - cs.begin());
         if (idx > 0) {
             const auto& prev = recs[cs[idx - 1]];
-            if (prev.start_us <= finish && finish <= prev.end_us) return cs[idx - 1];
+            if (pd.start_us(prev) <= finish && finish <= pd.end_us(prev)) return cs[idx - 1];
         }
         if (idx < cs.size()) return cs[idx];
         return std::nullopt;
@@ -330,7 +330,7 @@ private:
             for (std::uint32_t i = 0; i < recs.size(); ++i) {
                 if (recs[i].kind == phase_kind::complete) completes[th].push_back(i);
             }
-            const auto by_start = [&](std::uint32_t a, std::uint32_t b) { return recs[a].start_us < recs[b].start_us; };
+            const auto by_start = [&](std::uint32_t a, std::uint32_t b) { return pd.start_us(recs[a]) < pd.start_us(recs[b]); };
             if (!std::is_sorted(completes[th].begin(), completes[th].end(), by_start)) {
                 std::stable_sort(completes[th].begin(), completes[th].end(), by_start);
             }

@@ -64,7 +64,8 @@ inline void write_complete_arrows(event_sink& ev, const trace_index& index, cons
                                   part_state& part) {
     const sched_record& comp = index.pd.sched[d.thread][d.phase];
     const std::int64_t dst_tid = layout::sched_lane_tid(static_cast<std::int64_t>(d.thread));
-    const double dst_ts = comp.start_us <= d.finish && d.finish <= comp.end_us ? d.finish : comp.start_us;
+    const double comp_start = index.pd.start_us(comp);
+    const double dst_ts = comp_start <= d.finish && d.finish <= index.pd.end_us(comp) ? d.finish : comp_start;
     index.row_anchors_of(d.id, view::worker, part.preds);
     for (const auto& a : part.preds) {
         ev.flow(flow, "complete", 's', layout::worker_view_pid, layout::core_tid(a.core), a.end - flow_epsilon_us,
@@ -96,7 +97,7 @@ inline std::vector<comp_ref> completes_by_end(const trace_index& index) {
     for (std::size_t th = 0; th < index.completes.size(); ++th) {
         for (std::uint32_t k = 0; k < index.completes[th].size(); ++k) {
             const std::uint32_t c = index.completes[th][k];
-            order.push_back({index.pd.sched[th][c].end_us, th, k, c});
+            order.push_back({index.pd.end_us(index.pd.sched[th][c]), th, k, c});
         }
     }
     std::sort(order.begin(), order.end(), [](const comp_ref& a, const comp_ref& b) {

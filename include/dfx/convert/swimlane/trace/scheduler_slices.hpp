@@ -29,7 +29,7 @@ namespace dfx::convert::swimlane::trace {
 namespace phase_detail {
 
 inline bool is_marker(phase_kind k) { return k == phase_kind::dummy_task || k == phase_kind::predicated_skip; }
-inline double marker_duration(const sched_record& r) { return std::max(r.end_us - r.start_us, marker_min_dur_us); }
+inline double marker_duration(double start_us, double end_us) { return std::max(end_us - start_us, marker_min_dur_us); }
 inline std::int64_t marker_tid(std::size_t th) { return layout::aicpu_lane_tid(static_cast<std::int64_t>(th)); }
 
 inline void depth_list(json_buffer& o, const std::int32_t (&d)[3]) {
@@ -61,7 +61,8 @@ inline std::vector<std::vector<std::uint32_t>> finishes_per_phase(const trace_in
 inline void write_marker(event_sink& ev, const trace_index& index, const sched_record& r, std::size_t th,
                          std::int64_t id) {
     const bool dummy = r.kind == phase_kind::dummy_task;
-    const double dur = marker_duration(r);
+    const double start = index.pd.start_us(r);
+    const double dur = marker_duration(start, index.pd.end_us(r));
     const std::string disp = r.has_task_id ? format_task_display(r.task_id) : std::string("unknown");
     std::string name;
     if (dummy) {
@@ -82,7 +83,7 @@ inline void write_marker(event_sink& ev, const trace_index& index, const sched_r
     }
     if (ev.protobuf()) {
         // event-hint repeats the name, phase / predicated_pass its kind.
-        const pf_slice s{"event", name, layout::worker_view_pid, marker_tid(th), r.start_us, dur, id};
+        const pf_slice s{"event", name, layout::worker_view_pid, marker_tid(th), start, dur, id};
         if (r.has_task_id) {
             ev.slice(s, {pf_arg::of("loop_iter", r.loop_iter), pf_arg::of("task_id", static_cast<std::int64_t>(r.task_id))});
         } else {
@@ -90,7 +91,7 @@ inline void write_marker(event_sink& ev, const trace_index& index, const sched_r
         }
         return;
     }
-    auto& o = ev.next_slice(r.start_us, dur);
+    auto& o = ev.next_slice(start, dur);
     begin_x(o);
     o.append(R"("loop_iter": )");
     o.append_int(r.loop_iter);
@@ -103,7 +104,7 @@ inline void write_marker(event_sink& ev, const trace_index& index, const sched_r
     o.append(R"(, "event-hint": )");
     o.append_string(name);
     o.append(dummy ? R"(, "phase": "dummy_task")" : R"(, "predicated_pass": false)");
-    x_tail(o, "event", "", id, name, layout::worker_view_pid, marker_tid(th), r.start_us, dur);
+    x_tail(o, "event", "", id, name, layout::worker_view_pid, marker_tid(th), start, dur);
 }
 
 inline void write_phase(event_sink& ev, const trace_index& index, const sched_record& r, std::size_t th,
@@ -125,12 +126,13 @@ inline void write_phase(event_sink& ev, const trace_index& index, const sched_re
     static_assert(std::size(colors) == static_cast<std::size_t>(phase_kind::other));
     std::int64_t processed = r.tasks_processed;
     if (k == phase_kind::complete && !r.has_tasks_processed) processed = attributed;
-    const double dur = r.end_us - r.start_us;
+    const double start = index.pd.start_us(r), end = index.pd.end_us(r);
+    const double dur = end - start;
     const std::int64_t tid = layout::sched_lane_tid(static_cast<std::int64_t>(th), k == phase_kind::resolve ? 1 : 0);
     if (ev.protobuf()) {
         // "phase" is the name's stem; the queue depths are the counter track.
         const std::string name = fmt::format("{}({})", name_of(k), processed);
-        const pf_slice s{"scheduler", name, layout::scheduler_pid, tid, r.start_us, dur};
+        const pf_slice s{"scheduler", name, layout::scheduler_pid, tid, start, dur};
         std::vector<pf_arg> args{pf_arg::of("loop_iter", r.loop_iter), pf_arg::of("tasks_processed", processed)};
         if (k == phase_kind::complete) {
             args.push_back(pf_arg::of("finishes_processed", r.has_tasks_processed ? r.tasks_processed
@@ -138,10 +140,10 @@ inline void write_phase(event_sink& ev, const trace_index& index, const sched_re
             if (r.has_tasks_processed) args.push_back(pf_arg::of("finish_rows_attributed", attributed));
         }
         ev.slice(s, args);
-        if ((k == phase_kind::complete || k == phase_kind::dispatch) && r.depths_valid) write_ready_queue_point(ev, r);
+        if ((k == phase_kind::complete || k == phase_kind::dispatch) && r.depths_valid) write_ready_queue_point(ev, r, end);
         return;
     }
-    auto& o = ev.next_slice(r.start_us, dur);
+    auto& o = ev.next_slice(start, dur);
     begin_x(o);
     o.append(R"("phase": ")");
     o.append(name_of(k));
@@ -172,8 +174,8 @@ inline void write_phase(event_sink& ev, const trace_index& index, const sched_re
                     o.append_int(processed);
                     o.append(")\"");
                 },
-                layout::scheduler_pid, tid, r.start_us, dur);
-    if ((k == phase_kind::complete || k == phase_kind::dispatch) && r.depths_valid) write_ready_queue_point(ev, r);
+                layout::scheduler_pid, tid, start, dur);
+    if ((k == phase_kind::complete || k == phase_kind::dispatch) && r.depths_valid) write_ready_queue_point(ev, r, end);
 }
 
 }  // namespace phase_detail
@@ -197,7 +199,8 @@ inline void write_scheduler_phases(trace_context& cx, const trace_index& index, 
         for (const sched_record& r : recs) {
             if (!is_marker(r.kind)) continue;
             if (r.has_task_id) {
-                markers.add_scheduler_marker({r.task_id, r.start_us, r.start_us + marker_duration(r), marker_tid(th), id},
+                const double start = pd.start_us(r);
+                markers.add_scheduler_marker({r.task_id, start, start + marker_duration(start, pd.end_us(r)), marker_tid(th), id},
                                              r.kind == phase_kind::dummy_task);
             }
             ++id;
