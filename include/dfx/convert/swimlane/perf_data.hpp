@@ -71,7 +71,14 @@ struct device_clock {
     [[nodiscard]] double us(int128 c) const {
         if (c <= 0) return 0.0;
         if (calibrated) return static_cast<double>(align.map_cycles_to_host_ns(c) - origin_ns) / 1000.0;
-        const double relative = static_cast<double>(c - base) * factor;
+        // An offset that fits 64 bits converts as one (cvtsi2sd); both
+        // conversions round the same integer to the nearest double, so the
+        // value is the same, without libgcc's 128-bit one (the trace
+        // converts each phase's times as it writes them: millions of calls).
+        const int128 offset = c - base;
+        const bool narrow = offset >= INT64_MIN && offset <= INT64_MAX;
+        const double relative =
+            (narrow ? static_cast<double>(static_cast<std::int64_t>(offset)) : static_cast<double>(offset)) * factor;
         return composite ? composite_end_us + relative : relative;
     }
 };

@@ -93,6 +93,7 @@ public:
     std::int64_t sched_event_base = 0;
     std::int64_t first_free_event_id = 0;
     std::vector<std::vector<std::uint32_t>> completes;  // per scheduler thread: complete phases by start
+    std::vector<std::vector<double>> complete_starts;   // their starts, µs (searched per task finish)
     label_stems stems;
 
     const id_group* group(std::uint64_t id) const {
@@ -164,14 +165,11 @@ public:
     // to start, else none (an index into pd.sched[thread]).
     std::optional<std::uint32_t> complete_for(std::size_t thread, double finish) const {
         const auto& cs = completes[thread];
-        const auto& recs = pd.sched[thread];
+        const auto& starts = complete_starts[thread];
         if (cs.empty()) return std::nullopt;
-        const auto it = std::upper_bound(cs.begin(), cs.end(), finish,
-                                         [&](double f, std::uint32_t c) { return f < pd.start_us(recs[c]); });
-        const auto idx = static_cast<std::size_t>(it - cs.begin());
+        const auto idx = static_cast<std::size_t>(std::upper_bound(starts.begin(), starts.end(), finish) - starts.begin());
         if (idx > 0) {
-            const auto& prev = recs[cs[idx - 1]];
-            if (pd.start_us(prev) <= finish && finish <= pd.end_us(prev)) return cs[idx - 1];
+            if (starts[idx - 1] <= finish && finish <= pd.end_us(pd.sched[thread][cs[idx - 1]])) return cs[idx - 1];
         }
         if (idx < cs.size()) return cs[idx];
         return std::nullopt;
@@ -325,15 +323,29 @@ private:
     // are already).
     void order_complete_phases() {
         completes.resize(pd.sched.size());
+        complete_starts.resize(pd.sched.size());
         for (std::size_t th = 0; th < pd.sched.size(); ++th) {
             const auto& recs = pd.sched[th];
+            auto& cs = completes[th];
+            auto& starts = complete_starts[th];
             for (std::uint32_t i = 0; i < recs.size(); ++i) {
-                if (recs[i].kind == phase_kind::complete) completes[th].push_back(i);
+                if (recs[i].kind == phase_kind::complete) {
+                    cs.push_back(i);
+                    starts.push_back(pd.start_us(recs[i]));
+                }
             }
-            const auto by_start = [&](std::uint32_t a, std::uint32_t b) { return pd.start_us(recs[a]) < pd.start_us(recs[b]); };
-            if (!std::is_sorted(completes[th].begin(), completes[th].end(), by_start)) {
-                std::stable_sort(completes[th].begin(), completes[th].end(), by_start);
+            if (std::is_sorted(starts.begin(), starts.end())) continue;
+            std::vector<std::uint32_t> order(cs.size());
+            for (std::uint32_t k = 0; k < order.size(); ++k) order[k] = k;
+            std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return starts[a] < starts[b]; });
+            std::vector<std::uint32_t> sorted(cs.size());
+            std::vector<double> sorted_starts(cs.size());
+            for (std::size_t k = 0; k < order.size(); ++k) {
+                sorted[k] = cs[order[k]];
+                sorted_starts[k] = starts[order[k]];
             }
+            cs = std::move(sorted);
+            starts = std::move(sorted_starts);
         }
     }
 
