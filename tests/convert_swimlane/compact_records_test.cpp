@@ -26,8 +26,8 @@ namespace {
 // Two scheduler threads with every case the breakdown distinguishes: the
 // three work kinds, kinds it ignores (release, dummy_task), equal starts
 // (the stable sort keeps file order), overlapping and out-of-order phases,
-// a loop_iter that is not monotonic, tasks_processed on a dispatch (not
-// counted), an empty thread and a null one.
+// a loop_iter that is not monotonic, tasks_processed on a dispatch and pop
+// counters on an async_poll (not counted), an empty thread and a null one.
 constexpr const char* loops_doc = R"({
   "chip_swimlane_level": 4,
   "metadata": {"clock_freq_hz": 50000000, "core_types": ["aic", "aiv"], "core_to_thread": [0, 1]},
@@ -37,7 +37,7 @@ constexpr const char* loops_doc = R"({
     [
       {"kind": "dispatch", "start_cycles": 1000100, "end_cycles": 1000110, "loop_iter": 7, "tasks_processed": 5, "pop_hit": 3, "pop_miss": 2},
       {"kind": "complete", "start_cycles": 1000625, "end_cycles": 1000640, "loop_iter": 40, "tasks_processed": 2},
-      {"kind": "async_poll", "start_cycles": 1000300, "end_cycles": 1000333, "loop_iter": 12},
+      {"kind": "async_poll", "start_cycles": 1000300, "end_cycles": 1000333, "loop_iter": 12, "pop_hit": 100, "pop_miss": 100},
       {"kind": "release", "start_cycles": 1000001, "end_cycles": 1000900, "loop_iter": 99, "tasks_processed": 9},
       {"kind": "dispatch", "start_cycles": 1000300, "end_cycles": 1000301, "loop_iter": 3, "pop_hit": 1, "pop_miss": 9000000000000000000},
       {"kind": "complete", "start_cycles": 1000630, "end_cycles": 1000631, "loop_iter": 41, "tasks_processed": 9000000000000000000}
@@ -76,6 +76,12 @@ TEST_CASE("the loop breakdown from compact loop lanes equals the one from the fu
     REQUIRE(full.orch.size() == 1);
     CHECK(full.orch[0].size() == 1);
     CHECK(compact.orchestrator_source == full.orchestrator_source);
+    // The full lanes keep their dispatch phases' pop counters as sums.
+    REQUIRE(full.sched.size() == 4);
+    CHECK(full.sched[0].pop_hit == 4);
+    CHECK(full.sched[0].pop_miss == dfx::convert::int128{9000000000000000002});
+    CHECK(full.sched[1].pop_hit == 1);
+    CHECK(full.sched[1].pop_miss == 0);
 
     const sw::loop_breakdown a = loops_of(full), b = loops_of(compact);
     REQUIRE(a.threads.size() == 2);

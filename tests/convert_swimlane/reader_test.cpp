@@ -70,7 +70,7 @@ TEST_CASE("the spec example reads to the documented microsecond values (§2.8)")
     CHECK(pd.orchestrator_source == "aicpu");
     REQUIRE(pd.sched.size() == 4);  // every thread list is kept, empty ones too
     CHECK(pd.sched[0][0].kind == sw::phase_kind::dispatch);
-    CHECK(pd.sched[0][0].pop_hit == 1);
+    CHECK(pd.sched[0].pop_hit == 1);  // summed over the lane's dispatch phases
     CHECK(pd.sched[0][1].depth_end[1] == 1);
     CHECK(pd.sched[0][1].depths_valid);
     CHECK(pd.orch[0][0].start_us == 0.0);  // the earliest timestamp is the time base

@@ -87,7 +87,7 @@ int run(const sched_args& a) {
     // beside the deps graph and the overhead sweep (24 bytes a phase).
     const std::vector<sw::thread_loop> loops = sw::thread_loops(pd);
     std::vector<sw::loop_lane>().swap(pd.loop);
-    std::vector<std::vector<sw::sched_record>>().swap(pd.sched);
+    std::vector<sw::sched_lane>().swap(pd.sched);
     if (pd.level < min_level)
         throw input_error(fmt::format(
             "{}: chip_swimlane_level {}: the scheduler loop breakdown needs level >= {} (scheduler phases); capture "

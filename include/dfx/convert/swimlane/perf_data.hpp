@@ -91,7 +91,7 @@ struct perf_data {
 
     // aicpu_scheduler_phases: present when the file has a non-empty list of
     // per-thread lists (even if every thread list is empty).
-    std::vector<std::vector<sched_record>> sched;
+    std::vector<sched_lane> sched;
     // With phase_records::loop instead: per scheduler thread, the work phases
     // in cycles (clock.us converts them) and their summed counters.
     std::vector<loop_lane> loop;

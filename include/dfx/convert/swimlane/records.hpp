@@ -99,16 +99,15 @@ static_assert(phase_kind_from("async_poll") == phase_kind::async_poll && name_of
               phase_kind_from("fanout") == phase_kind::other);
 
 // One `aicpu_scheduler_phases[thread][i]` object.
-// Times stay in cycles as read: perf_data::start_us() / end_us() convert them
-// (16 bytes of a record's 88 not kept per record: the phases are most of a
-// level-3 or level-4 converter's memory).
+// Times stay in cycles as read: perf_data::start_us() / end_us() convert them;
+// the pop counters are summed per lane as read (sched_pops): 72 bytes a
+// record, not 104 (the phases are most of a level-3 or level-4 converter's
+// memory).
 struct sched_record {
     std::uint64_t start_cycles = 0;
     std::uint64_t end_cycles = 0;
     std::int64_t loop_iter = 0;
     std::int64_t tasks_processed = 0;
-    std::int64_t pop_hit = 0;
-    std::int64_t pop_miss = 0;
     std::uint64_t task_id = 0;
     std::int32_t depth_start[3] = {0, 0, 0};  // shared_at_start [AIC, AIV, MIX]
     std::int32_t depth_end[3] = {0, 0, 0};    // shared_at_end
@@ -116,6 +115,13 @@ struct sched_record {
     bool has_tasks_processed = false;
     bool has_task_id = false;
     bool depths_valid = false;  // both depth arrays present with 3 entries
+};
+
+// A phase's pop_hit / pop_miss: only the loop breakdown reads them, summed
+// over a thread's dispatch phases, so they are summed as read, not kept.
+struct sched_pops {
+    std::int64_t hit = 0;
+    std::int64_t miss = 0;
 };
 
 // One scheduler work phase (complete, async_poll or dispatch) as the loop
@@ -136,15 +142,45 @@ struct loop_lane {
     int128 pop_hit = 0, pop_miss = 0;  // of the dispatch phases
     std::int64_t loops = 0;           // the largest loop_iter of a work phase (0 at least)
 
-    void add(const sched_record& r) {
+    void add(const sched_record& r, const sched_pops& pops) {
         if (r.kind != phase_kind::complete && r.kind != phase_kind::async_poll && r.kind != phase_kind::dispatch) return;
         phases.push_back({r.start_cycles, r.end_cycles, r.kind});
         if (r.kind == phase_kind::complete) finishes += r.tasks_processed;
         if (r.kind == phase_kind::dispatch) {
-            pop_hit += r.pop_hit;
-            pop_miss += r.pop_miss;
+            pop_hit += pops.hit;
+            pop_miss += pops.miss;
         }
         if (r.loop_iter > loops) loops = r.loop_iter;
+    }
+};
+
+// One `aicpu_scheduler_phases[thread]` kept whole (the trace, the
+// statistics): its phases in file order, read as a vector of them, and the
+// pop counters of its dispatch phases, summed as read.
+struct sched_lane {
+    std::vector<sched_record> phases;
+    int128 pop_hit = 0, pop_miss = 0;  // of the dispatch phases
+
+    void add(const sched_record& r, const sched_pops& pops) {
+        phases.push_back(r);
+        if (r.kind == phase_kind::dispatch) {
+            pop_hit += pops.hit;
+            pop_miss += pops.miss;
+        }
+    }
+    [[nodiscard]] std::size_t size() const noexcept { return phases.size(); }
+    [[nodiscard]] bool empty() const noexcept { return phases.empty(); }
+    const sched_record& operator[](std::size_t i) const { return phases[i]; }
+    [[nodiscard]] auto begin() const noexcept { return phases.begin(); }
+    [[nodiscard]] auto end() const noexcept { return phases.end(); }
+    // The loop breakdown's lane of these phases (what records_reader's
+    // loop_phases_only would have read).
+    [[nodiscard]] loop_lane loop() const {
+        loop_lane lane;
+        for (const sched_record& r : phases) lane.add(r, {});
+        lane.pop_hit = pop_hit;
+        lane.pop_miss = pop_miss;
+        return lane;
     }
 };
 
@@ -220,7 +256,7 @@ struct records_file {
     records_metadata meta;
     std::vector<aicore_row> aicore;
     std::vector<aicpu_row> aicpu;
-    std::vector<std::vector<sched_record>> sched;
+    std::vector<sched_lane> sched;
     std::vector<loop_lane> loop;  // instead of sched, with records_reader::loop_phases_only
     std::vector<std::vector<orch_record>> orch;       // device orchestrator lanes
     std::vector<std::vector<orch_record>> host_orch;  // host orchestrator lanes

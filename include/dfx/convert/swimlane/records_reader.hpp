@@ -213,9 +213,10 @@ public:
                 case member::aicpu: read_aicpu_row(v, index); break;
                 case member::uploads: out_.uploads.push_back(read_upload(v, index)); break;
                 case member::sched: {
-                    const sched_record r = read_sched_record(v, at.outer, index);
-                    if (loop_only_) lane(out_.loop, at.outer).add(r);
-                    else if (keep_phases_) lane(out_.sched, at.outer).push_back(r);
+                    sched_pops pops;
+                    const sched_record r = read_sched_record(v, at.outer, index, pops);
+                    if (loop_only_) lane(out_.loop, at.outer).add(r, pops);
+                    else if (keep_phases_) lane(out_.sched, at.outer).add(r, pops);
                     break;
                 }
                 case member::orch: {
@@ -455,7 +456,7 @@ private:
         else if (keep_aicpu_rows_) out_.aicpu.push_back(r);
     }
 
-    sched_record read_sched_record(od_value& v_record, std::size_t thread, std::size_t i) {
+    sched_record read_sched_record(od_value& v_record, std::size_t thread, std::size_t i, sched_pops& pops) {
         auto where = [&] { return fmt::format("aicpu_scheduler_phases[{}][{}]", thread, i); };
         simdjson::ondemand::object obj;
         if (v_record.get_object().get(obj) != simdjson::SUCCESS) vals_.fail_at(where(), "expected an object");
@@ -480,9 +481,9 @@ private:
                 r.tasks_processed = vals_.counter(v, at);
                 r.has_tasks_processed = true;
             } else if (key == "pop_hit") {
-                r.pop_hit = vals_.counter(v, at);
+                pops.hit = vals_.counter(v, at);
             } else if (key == "pop_miss") {
-                r.pop_miss = vals_.counter(v, at);
+                pops.miss = vals_.counter(v, at);
             } else if (key == "task_id") {
                 if (!is_null(v)) {
                     r.task_id = vals_.task_id(v, at);

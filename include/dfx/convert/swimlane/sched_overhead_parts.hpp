@@ -448,9 +448,7 @@ inline std::vector<thread_loop> thread_loops(const perf_data& pd) {
         if (!pd.loop.empty()) {
             t = loop_of_thread(pd.loop[th], pd.clock, th);
         } else {
-            loop_lane lane;
-            for (const sched_record& r : pd.sched[th]) lane.add(r);
-            t = loop_of_thread(lane, pd.clock, th);
+            t = loop_of_thread(pd.sched[th].loop(), pd.clock, th);
         }
         if (t) out.push_back(*t);
     }
