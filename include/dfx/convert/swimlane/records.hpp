@@ -126,7 +126,7 @@ struct sched_pops {
 
 // One scheduler work phase (complete, async_poll or dispatch) as the loop
 // breakdown of `dfx sched-overhead` reads it: 24 bytes where a sched_record
-// takes 104 (records_reader::loop_phases_only). Cycles, as read.
+// takes 72 (records_reader::loop_phases_only). Cycles, as read.
 struct loop_phase {
     std::uint64_t start_cycles = 0;
     std::uint64_t end_cycles = 0;
