@@ -696,7 +696,7 @@ def test_huge_page_heap():
     import fcntl
     small = capture_dir("l4_deps")
 
-    def environment_while_running(extra, d=small):
+    def environment_while_running(extra, d=small, args=("chip_swimlane_records.json",)):
         # The trace goes to a 4 KiB pipe that is read only after the environment: once one byte has come
         # out, dfx is past its restart and blocked on the full pipe, so /proc/<pid>/environ is the
         # restarted image's.
@@ -704,8 +704,7 @@ def test_huge_page_heap():
         env.update(extra)
         r, w = os.pipe()
         fcntl.fcntl(w, 1031, 4096)  # F_SETPIPE_SZ
-        p = subprocess.Popen([DFX, "swimlane", "chip_swimlane_records.json", "-o", "-"], cwd=d, env=env,
-                             stdout=w, stderr=subprocess.PIPE)
+        p = subprocess.Popen([DFX, "swimlane", *args, "-o", "-"], cwd=d, env=env, stdout=w, stderr=subprocess.PIPE)
         os.close(w)
         with os.fdopen(r, "rb") as out:
             first = out.read(1)
@@ -750,6 +749,15 @@ def test_huge_page_heap():
         got = environment_while_running({"DFX_HUGE_PAGES": "0"}, big)
         if got is not None:
             fail(f"DFX_HUGE_PAGES=0 still restarted with GLIBC_TUNABLES={got!r}")
+        # A directory counts the files under it.
+        got = environment_while_running({}, big, (str(big),))
+        if got != b"glibc.malloc.hugetlb=1":
+            fail(f"a directory holding a 64 MiB input: GLIBC_TUNABLES={got!r}, expected glibc.malloc.hugetlb=1")
+        # An output is not an input: the small capture, its statistics written over the big file.
+        got = environment_while_running({}, small, ("chip_swimlane_records.json", "--stats", "json", "--stats-output",
+                                                    str(big / "chip_swimlane_records.json")))
+        if got is not None:
+            fail(f"an existing 64 MiB --stats-output counted as input: GLIBC_TUNABLES={got!r}")
     finally:
         shutil.rmtree(big)  # 64 MiB: not left in /tmp
     got = environment_while_running({"GLIBC_TUNABLES": "glibc.malloc.hugetlb=0", "DFX_HUGE_PAGES": "1"})
