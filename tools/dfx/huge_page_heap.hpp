@@ -102,7 +102,8 @@ inline std::uintmax_t command_line_input_bytes(int argc, char** argv, std::uintm
         fs::recursive_directory_iterator it(arg, fs::directory_options::skip_permission_denied, ec), end;
         for (; !ec && it != end && total < enough; it.increment(ec)) {
             if (it.depth() >= 3) it.disable_recursion_pending();
-            if (it->is_regular_file(ec)) add(it->path());
+            std::error_code entry_ec;  // a dangling symlink is skipped, not the end of the walk
+            if (it->is_regular_file(entry_ec)) add(it->path());
         }
     }
     return total;
