@@ -16,9 +16,15 @@
 // their page faults and malloc's top-of-heap growth, about a sixth of all
 // the CPU time of the run), on the cores the runtime's own threads need.
 // Here, on Linux, the bytes live in an anonymous mapping that mremap grows
-// (the kernel moves page tables, not bytes), and once the mapping is 2 MiB
-// or more it asks for transparent huge pages, so where the kernel grants
-// them a fault brings in 2 MiB instead of 4 KiB. Elsewhere: realloc.
+// (the kernel moves page tables, not bytes). Elsewhere: realloc.
+//
+// Why not transparent huge pages: the mapping asked for them (MADV_HUGEPAGE)
+// from 2 MiB on, so that a fault brought in 2 MiB instead of 4 KiB. On a
+// kernel whose THP defrag setting is `madvise` (Debian's default) such a
+// fault may compact memory before it zeroes its 2 MiB, on the drain thread,
+// while the runtime's threads wait for a CPU: dfx-sim's stream workload
+// with every collector on ran 6-14 % faster in 4 KiB pages (100,000 tasks,
+// 2 vCPUs, four sittings; docs/hot-paths.md, "End to end").
 //
 // Not thread-safe: one thread appends; others read after joining it.
 // Running out of memory throws std::bad_alloc, as a vector would.
@@ -41,11 +47,8 @@ namespace dfx {
 
 class append_buffer {
 public:
-    // The first block (a drain's first buffer of records usually fits), and
-    // the size from which the block asks for huge pages and grows by whole
-    // huge pages.
+    // The first block: a drain's first buffer of records usually fits.
     static constexpr std::size_t first_block_bytes = std::size_t{64} << 10;
-    static constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
 
     append_buffer() noexcept = default;
     append_buffer(append_buffer&& other) noexcept
@@ -96,12 +99,13 @@ public:
     }
 
 private:
+    static constexpr std::size_t page_bytes = 4096;  // blocks are whole pages
+
     void grow(std::size_t n) {
         if (n > SIZE_MAX / 2 - size_) throw std::bad_alloc();
         std::size_t want = capacity_ == 0 ? first_block_bytes : capacity_ * 2;
         if (want < size_ + n) want = size_ + n;
-        const std::size_t unit = want >= huge_page_bytes ? huge_page_bytes : 4096;
-        want = (want + unit - 1) / unit * unit;
+        want = (want + page_bytes - 1) / page_bytes * page_bytes;
         data_ = static_cast<std::byte*>(resize_block(data_, capacity_, want));
         capacity_ = want;
     }
@@ -111,9 +115,6 @@ private:
         void* p = old == nullptr ? ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
                                  : ::mremap(old, old_bytes, bytes, MREMAP_MAYMOVE);
         if (p == MAP_FAILED) throw std::bad_alloc();
-        // A hint: a kernel without transparent huge pages (or with them off)
-        // refuses it, and the block stays in 4 KiB pages.
-        if (bytes >= huge_page_bytes) ::madvise(p, bytes, MADV_HUGEPAGE);
         return p;
     }
     void release() noexcept {
