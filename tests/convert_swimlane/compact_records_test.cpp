@@ -67,9 +67,13 @@ TEST_CASE("the loop breakdown from compact loop lanes equals the one from the fu
     const sw::perf_data compact = sw::load_perf_data(path, nullptr, false, sw::phase_records::loop);
     // What the compact read keeps: work phases only, no full records, no orchestrator records.
     REQUIRE(compact.loop.size() == 4);
-    CHECK(compact.loop[0].phases.size() == 5);  // the release phase is not work
-    CHECK(compact.loop[1].phases.size() == 2);
-    CHECK(compact.loop[2].phases.empty());
+    CHECK(compact.loop[0].work_phases == 5);  // the release phase is not work
+    CHECK(compact.loop[1].work_phases == 2);
+    CHECK(compact.loop[2].work_phases == 0);
+    // Summed as soon as the time base was known, and the phases freed.
+    for (const sw::loop_lane& lane : compact.loop) CHECK(lane.phases.empty());
+    CHECK(compact.loop[0].sums.has_value());
+    CHECK(!compact.loop[2].sums.has_value());  // an empty lane has no loop
     CHECK(compact.sched.empty());
     REQUIRE(compact.orch.size() == 1);  // the lane counted (it makes the capture AICPU-orchestrated), its records not kept
     CHECK(compact.orch[0].empty());

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -111,6 +112,41 @@ struct perf_data {
     [[nodiscard]] double start_us(const sched_record& r) const { return clock.us(r.start_cycles); }
     [[nodiscard]] double end_us(const sched_record& r) const { return clock.us(r.end_cycles); }
 };
+
+// A scheduler thread's work phases by start on the µs axis (stably: of
+// equal starts, the one read first), each one's length added to its kind
+// and the gaps between them to idle: Part 5 of `dfx sched-overhead`
+// (sched_overhead_parts.hpp, loop_of_thread), in the reference's order of
+// additions. Sorts `phases` in place, and only when they are not in start
+// order already (a thread records its loop in order).
+inline loop_sums sum_work_phases(std::vector<loop_phase>& phases, const device_clock& clock) {
+    const auto by_start = [&clock](const loop_phase& a, const loop_phase& b) {
+        return clock.us(a.start_cycles) < clock.us(b.start_cycles);
+    };
+    if (!std::is_sorted(phases.begin(), phases.end(), by_start)) std::stable_sort(phases.begin(), phases.end(), by_start);
+    loop_sums sums;
+    std::optional<double> prev_end;
+    for (const loop_phase& p : phases) {
+        const double start_us = clock.us(p.start_cycles), end_us = clock.us(p.end_cycles);
+        if (prev_end && start_us > *prev_end) sums.idle_us += start_us - *prev_end;
+        const double dur = end_us - start_us;
+        if (dur > 0) {
+            (p.kind == phase_kind::complete     ? sums.complete_us
+             : p.kind == phase_kind::async_poll ? sums.async_poll_us
+                                                : sums.dispatch_us) += dur;
+        }
+        if (!prev_end || end_us > *prev_end) prev_end = end_us;
+    }
+    return sums;
+}
+
+// Sums a lane read with phase_records::loop and frees its phases.
+inline void sum_loop_lane(loop_lane& lane, const device_clock& clock) {
+    if (lane.phases.empty() || lane.sums) return;
+    lane.sums = sum_work_phases(lane.phases, clock);
+    lane.work_phases = lane.phases.size();
+    std::vector<loop_phase>().swap(lane.phases);
+}
 
 namespace detail {
 
@@ -271,6 +307,8 @@ inline perf_data load_perf_data(const std::string& path, std::FILE* warnings = s
     if (calibrated) pd.clock.align = align;
     const device_clock& clock = pd.clock;
     auto us = [&clock](int128 c) { return clock.us(c); };
+    // The loop lanes need nothing but the clock: summed before the join, not beside it.
+    for (loop_lane& lane : rf.loop) sum_loop_lane(lane, clock);
 
     // ---- core types ---------------------------------------------------------
     std::vector<std::uint16_t> type_of_core;  // per core id listed in metadata

@@ -192,6 +192,8 @@ inline rows_per_core rows_by_core(const std::vector<task>& tasks) {
 // finish - end; both clamped at 0.
 inline head_tail head_tail_of(const std::vector<task>& tasks, const rows_per_core& by_core) {
     head_tail out;
+    out.heads.reserve(tasks.size());  // a value per row (each row is on one core): no doubling
+    out.tails.reserve(tasks.size());
     for (const auto& rows : by_core.rows) {
         std::optional<double> last_end;
         for (const std::uint32_t r : rows) {
@@ -357,31 +359,17 @@ inline std::map<std::int64_t, std::int64_t> logical_tasks_by_thread(const perf_d
 }
 
 // One thread's complete / async-poll / dispatch phases by start; idle is the
-// gaps between them. The counters were summed as the lane was read.
-inline std::optional<thread_loop> loop_of_thread(const loop_lane& lane, const device_clock& clock, std::size_t th) {
-    if (lane.phases.empty()) return std::nullopt;
-    struct work_phase {
-        double start_us, end_us;
-        phase_kind kind;
-    };
-    std::vector<work_phase> work;  // one lane at a time, in µs
-    work.reserve(lane.phases.size());
-    for (const loop_phase& p : lane.phases) work.push_back({clock.us(p.start_cycles), clock.us(p.end_cycles), p.kind});
-    std::stable_sort(work.begin(), work.end(),
-                     [](const work_phase& a, const work_phase& b) { return a.start_us < b.start_us; });
+// gaps between them (sum_work_phases, perf_data.hpp: load_perf_data summed a
+// compact lane already). The counters were summed as the lane was read.
+inline std::optional<thread_loop> loop_of_thread(loop_lane lane, const device_clock& clock, std::size_t th) {
+    if (!lane.sums && lane.phases.empty()) return std::nullopt;
+    const loop_sums sums = lane.sums ? *lane.sums : sum_work_phases(lane.phases, clock);
     thread_loop t;
     t.thread = static_cast<std::int64_t>(th);
-    std::optional<double> prev_end;
-    for (const work_phase& r : work) {
-        if (prev_end && r.start_us > *prev_end) t.idle_us += r.start_us - *prev_end;
-        const double dur = r.end_us - r.start_us;
-        if (dur > 0) {
-            (r.kind == phase_kind::complete     ? t.complete_us
-             : r.kind == phase_kind::async_poll ? t.async_poll_us
-                                                : t.dispatch_us) += dur;
-        }
-        if (!prev_end || r.end_us > *prev_end) prev_end = r.end_us;
-    }
+    t.complete_us = sums.complete_us;
+    t.async_poll_us = sums.async_poll_us;
+    t.dispatch_us = sums.dispatch_us;
+    t.idle_us = sums.idle_us;
     t.finishes = lane.finishes;
     t.pop_hit = lane.pop_hit;
     t.pop_miss = lane.pop_miss;
@@ -516,11 +504,15 @@ inline sched_overhead_report compute_sched_overhead(const perf_data& pd, const d
     using namespace sched_overhead_detail;
     sched_overhead_report r;
     const auto ids = fold_task_ids(pd.tasks);
-    const rows_per_core by_core = rows_by_core(pd.tasks);
     r.window = window_of(pd.tasks);
-    r.head_tail_oh = head_tail_of(pd.tasks, by_core);
+    // In the order that holds least at once: the sweep's events (about 24
+    // bytes a task row) live from Part 1 to Part 2, the rows per core from
+    // Part 2 to Parts 3/4, whose head / tail values (16 bytes a row) come last.
     r.verdict = compute_overhead_verdict(pd, deps, r.window, true, &ids);
+    const rows_per_core by_core = rows_by_core(pd.tasks);
     r.switches = compute_switches(pd, by_core, r.window, r.verdict);
+    r.verdict.steps = sweep_breakpoints{};  // Part 2 was their last reader
+    r.head_tail_oh = head_tail_of(pd.tasks, by_core);
     r.loops = compute_loop_breakdown(pd, deps, ids, loops);
     r.path = compute_critical_path(deps, ids);
     return r;
