@@ -83,8 +83,8 @@ int run(const sched_args& a) {
         const std::string sibling = sw::sibling_path(records, dfx::schema::deps_file);
         if (std::filesystem::exists(sibling, ec)) deps_path = sibling;
     }
-    // Part 5's per-thread loops now, and the phases freed: they would sit
-    // beside the deps graph and the overhead sweep (24 bytes a phase).
+    // Part 5's per-thread loops now (load_perf_data summed the work phases
+    // before the join), and the lanes and any full records freed.
     const std::vector<sw::thread_loop> loops = sw::thread_loops(pd);
     std::vector<sw::loop_lane>().swap(pd.loop);
     std::vector<sw::sched_lane>().swap(pd.sched);

@@ -93,8 +93,9 @@ struct perf_data {
     // aicpu_scheduler_phases: present when the file has a non-empty list of
     // per-thread lists (even if every thread list is empty).
     std::vector<sched_lane> sched;
-    // With phase_records::loop instead: per scheduler thread, the work phases
-    // in cycles (clock.us converts them) and their summed counters.
+    // With phase_records::loop instead: per scheduler thread, its work
+    // phases already summed on the µs axis (loop_lane::sums, the phases
+    // freed) and its summed counters.
     std::vector<loop_lane> loop;
     device_clock clock;
     // Orchestrator lanes: device records, or the non-empty host lanes in host mode.
