@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "dfx/convert/common/json_value.hpp"
-#include "dfx/schema/phase_kinds.hpp"
+#include "dfx/convert/swimlane/sched_phases.hpp"
 
 namespace dfx::convert::swimlane {
 
@@ -41,80 +41,6 @@ struct aicpu_row {
     std::uint64_t dispatch = 0;
     std::uint64_t finish = 0;
     std::uint32_t core = 0;
-};
-
-// Scheduler phase kinds the tools distinguish (spec §1.3, named once in
-// schema/phase_kinds.hpp), plus dfxkit's `generic` (a scheduler that is not
-// Simpler's), which the trace draws like an outer phase although the
-// reference converter skips it. Everything else, including the legacy
-// scan/poll/idle/fanout/prestage strings, is `other`: the converter does not
-// render those and the analysis ignores them.
-//
-// Unlike schema::phase_kind this is a dense index (0 .. other), in the order
-// the trace's per-kind tables (colours in trace_writer.hpp) are laid out;
-// wire_kind_of maps it to the schema's kind and so to its name.
-enum class phase_kind : std::uint8_t {
-    complete,
-    async_poll,
-    dispatch,
-    release,
-    resolve,
-    early_dispatch,
-    dummy,
-    drain,
-    drain_prepare,
-    drain_publish,
-    graph_prepare,
-    dummy_task,
-    predicated_skip,
-    generic,
-    other,
-};
-
-// Indexed by phase_kind (all but `other`).
-inline constexpr schema::phase_kind wire_kind_of[] = {
-    schema::phase_kind::complete,      schema::phase_kind::async_poll,      schema::phase_kind::dispatch,
-    schema::phase_kind::release,       schema::phase_kind::resolve,         schema::phase_kind::early_dispatch,
-    schema::phase_kind::dummy,         schema::phase_kind::drain,           schema::phase_kind::drain_prepare,
-    schema::phase_kind::drain_publish, schema::phase_kind::graph_prepare,   schema::phase_kind::dummy_task,
-    schema::phase_kind::predicated_skip, schema::phase_kind::generic,
-};
-static_assert(std::size(wire_kind_of) == static_cast<std::size_t>(phase_kind::other) &&
-                  std::size(wire_kind_of) == schema::phase_kinds.size(),
-              "every schema phase kind has one index here");
-
-inline constexpr std::string_view other_phase_kind_name = "other";
-
-constexpr phase_kind phase_kind_from(std::string_view s) noexcept {
-    const auto wire = schema::phase_kind_from_name(s);
-    if (!wire) return phase_kind::other;
-    for (std::size_t i = 0; i < std::size(wire_kind_of); ++i)
-        if (wire_kind_of[i] == *wire) return static_cast<phase_kind>(i);
-    return phase_kind::other;
-}
-constexpr std::string_view name_of(phase_kind k) noexcept {
-    return k == phase_kind::other ? other_phase_kind_name : schema::phase_kind_name(wire_kind_of[static_cast<std::size_t>(k)]);
-}
-static_assert(phase_kind_from("async_poll") == phase_kind::async_poll && name_of(phase_kind::generic) == "generic" &&
-              phase_kind_from("fanout") == phase_kind::other);
-
-// One `aicpu_scheduler_phases[thread][i]` object.
-// Times stay in cycles as read: perf_data::start_us() / end_us() convert them;
-// the pop counters are summed per lane as read (sched_pops): 72 bytes a
-// record, not 104 (the phases are most of a level-3 or level-4 converter's
-// memory).
-struct sched_record {
-    std::uint64_t start_cycles = 0;
-    std::uint64_t end_cycles = 0;
-    std::int64_t loop_iter = 0;
-    std::int64_t tasks_processed = 0;
-    std::uint64_t task_id = 0;
-    std::int32_t depth_start[3] = {0, 0, 0};  // shared_at_start [AIC, AIV, MIX]
-    std::int32_t depth_end[3] = {0, 0, 0};    // shared_at_end
-    phase_kind kind = phase_kind::other;
-    bool has_tasks_processed = false;
-    bool has_task_id = false;
-    bool depths_valid = false;  // both depth arrays present with 3 entries
 };
 
 // A phase's pop_hit / pop_miss: only the loop breakdown reads them, summed
@@ -166,10 +92,10 @@ struct loop_lane {
 };
 
 // One `aicpu_scheduler_phases[thread]` kept whole (the trace, the
-// statistics): its phases in file order, read as a vector of them, and the
+// statistics): its phases in file order (packed: sched_phases.hpp), and the
 // pop counters of its dispatch phases, summed as read.
 struct sched_lane {
-    std::vector<sched_record> phases;
+    sched_phases phases;
     int128 pop_hit = 0, pop_miss = 0;  // of the dispatch phases
 
     void add(const sched_record& r, const sched_pops& pops) {
@@ -181,7 +107,7 @@ struct sched_lane {
     }
     [[nodiscard]] std::size_t size() const noexcept { return phases.size(); }
     [[nodiscard]] bool empty() const noexcept { return phases.empty(); }
-    const sched_record& operator[](std::size_t i) const { return phases[i]; }
+    [[nodiscard]] sched_record operator[](std::size_t i) const { return phases[i]; }
     [[nodiscard]] auto begin() const noexcept { return phases.begin(); }
     [[nodiscard]] auto end() const noexcept { return phases.end(); }
     // The loop breakdown's lane of these phases (what records_reader's
