@@ -1,6 +1,6 @@
 // The records reader's compact modes give the answers the full records give:
 // the scheduler loop breakdown of `dfx sched-overhead` from loop lanes
-// (phase_records::loop, 24 bytes a work phase) equals the one from every
+// (phase_records::loop, delta-coded work phases) equals the one from every
 // scheduler record (phase_records::keep), and AICPU rows read but not kept
 // (keep_aicpu_rows(false), `dfx critical-path`) are still checked and still
 // set the time base.
@@ -204,4 +204,21 @@ TEST_CASE("the loop breakdown from thread loops taken early is the one from the 
     }
     CHECK(b.total_us == from_phases.total_us);
     CHECK(b.total_completed == from_phases.total_completed);
+}
+
+TEST_CASE("a lane's work phases are summed by start, also when they were read out of order") {
+    sw::device_clock clock;  // 1 µs a cycle from cycle 0
+    clock.factor = 1.0;
+    sw::loop_phase_list in_order, shuffled;
+    const sw::loop_phase dispatch{5, 8, sw::phase_kind::dispatch}, complete{10, 20, sw::phase_kind::complete},
+        poll{30, 35, sw::phase_kind::async_poll};
+    for (const sw::loop_phase& p : {dispatch, complete, poll}) in_order.push_back(p);
+    for (const sw::loop_phase& p : {complete, dispatch, poll}) shuffled.push_back(p);
+    for (const sw::loop_phase_list* phases : {&in_order, &shuffled}) {
+        const sw::loop_sums s = sw::sum_work_phases(*phases, clock);
+        CHECK(s.dispatch_us == 3.0);
+        CHECK(s.complete_us == 10.0);
+        CHECK(s.async_poll_us == 5.0);
+        CHECK(s.idle_us == 12.0);  // 8 -> 10 and 20 -> 30
+    }
 }

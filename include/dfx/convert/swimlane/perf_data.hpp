@@ -33,6 +33,7 @@
 #include "dfx/convert/common/input_error.hpp"
 #include "dfx/convert/common/json_value.hpp"
 #include "dfx/convert/common/json_writer.hpp"
+#include "dfx/convert/common/release_free_memory.hpp"
 #include "dfx/convert/swimlane/clock_alignment.hpp"
 #include "dfx/convert/swimlane/records.hpp"
 #include "dfx/convert/swimlane/records_reader.hpp"
@@ -118,27 +119,57 @@ struct perf_data {
 // equal starts, the one read first), each one's length added to its kind
 // and the gaps between them to idle: Part 5 of `dfx sched-overhead`
 // (sched_overhead_parts.hpp, loop_of_thread), in the reference's order of
-// additions. Sorts `phases` in place, and only when they are not in start
-// order already (a thread records its loop in order).
-inline loop_sums sum_work_phases(std::vector<loop_phase>& phases, const device_clock& clock) {
-    const auto by_start = [&clock](const loop_phase& a, const loop_phase& b) {
-        return clock.us(a.start_cycles) < clock.us(b.start_cycles);
-    };
-    if (!std::is_sorted(phases.begin(), phases.end(), by_start)) std::stable_sort(phases.begin(), phases.end(), by_start);
-    loop_sums sums;
-    std::optional<double> prev_end;
-    for (const loop_phase& p : phases) {
-        const double start_us = clock.us(p.start_cycles), end_us = clock.us(p.end_cycles);
-        if (prev_end && start_us > *prev_end) sums.idle_us += start_us - *prev_end;
+// additions.
+class work_phase_sums {
+public:
+    explicit work_phase_sums(const device_clock& clock) noexcept : clock_(clock) {}
+    // The next phase by start; false, adding nothing, when it starts before
+    // the one added last (the phases were not in start order).
+    bool add(const loop_phase& p) {
+        const double start_us = clock_.us(p.start_cycles), end_us = clock_.us(p.end_cycles);
+        if (any_ && start_us < prev_start_) return false;
+        if (any_ && start_us > prev_end_) sums_.idle_us += start_us - prev_end_;
         const double dur = end_us - start_us;
         if (dur > 0) {
-            (p.kind == phase_kind::complete     ? sums.complete_us
-             : p.kind == phase_kind::async_poll ? sums.async_poll_us
-                                                : sums.dispatch_us) += dur;
+            (p.kind == phase_kind::complete     ? sums_.complete_us
+             : p.kind == phase_kind::async_poll ? sums_.async_poll_us
+                                                : sums_.dispatch_us) += dur;
         }
-        if (!prev_end || end_us > *prev_end) prev_end = end_us;
+        if (!any_ || end_us > prev_end_) prev_end_ = end_us;
+        prev_start_ = start_us;
+        any_ = true;
+        return true;
     }
-    return sums;
+    [[nodiscard]] const loop_sums& sums() const noexcept { return sums_; }
+
+private:
+    const device_clock& clock_;
+    loop_sums sums_;
+    bool any_ = false;  // a phase was added: prev_start_ and prev_end_ hold
+    double prev_start_ = 0.0;
+    double prev_end_ = 0.0;  // the latest end so far
+};
+
+// Sums a lane's phases as they come when they are in start order (a thread
+// records its loop in order); otherwise decodes them, sorts them stably by
+// start and sums them in that order.
+inline loop_sums sum_work_phases(const loop_phase_list& phases, const device_clock& clock) {
+    work_phase_sums in_order(clock);
+    bool ordered = true;
+    for (const loop_phase p : phases) {
+        if (!in_order.add(p)) {
+            ordered = false;
+            break;
+        }
+    }
+    if (ordered) return in_order.sums();
+    std::vector<loop_phase> sorted(phases.begin(), phases.end());
+    std::stable_sort(sorted.begin(), sorted.end(), [&clock](const loop_phase& a, const loop_phase& b) {
+        return clock.us(a.start_cycles) < clock.us(b.start_cycles);
+    });
+    work_phase_sums by_start(clock);
+    for (const loop_phase& p : sorted) by_start.add(p);
+    return by_start.sums();
 }
 
 // Sums a lane read with phase_records::loop and frees its phases.
@@ -146,7 +177,7 @@ inline void sum_loop_lane(loop_lane& lane, const device_clock& clock) {
     if (lane.phases.empty() || lane.sums) return;
     lane.sums = sum_work_phases(lane.phases, clock);
     lane.work_phases = lane.phases.size();
-    std::vector<loop_phase>().swap(lane.phases);
+    lane.phases.release();
 }
 
 namespace detail {
@@ -308,8 +339,12 @@ inline perf_data load_perf_data(const std::string& path, std::FILE* warnings = s
     if (calibrated) pd.clock.align = align;
     const device_clock& clock = pd.clock;
     auto us = [&clock](int128 c) { return clock.us(c); };
-    // The loop lanes need nothing but the clock: summed before the join, not beside it.
-    for (loop_lane& lane : rf.loop) sum_loop_lane(lane, clock);
+    // The loop lanes need nothing but the clock: summed before the join, not
+    // beside it, and their pages handed back (release_free_memory.hpp).
+    if (!rf.loop.empty()) {
+        for (loop_lane& lane : rf.loop) sum_loop_lane(lane, clock);
+        release_free_memory();
+    }
 
     // ---- core types ---------------------------------------------------------
     std::vector<std::uint16_t> type_of_core;  // per core id listed in metadata

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "dfx/convert/common/json_value.hpp"
+#include "dfx/convert/swimlane/loop_phase_list.hpp"
 #include "dfx/convert/swimlane/sched_phases.hpp"
 
 namespace dfx::convert::swimlane {
@@ -50,15 +51,6 @@ struct sched_pops {
     std::int64_t miss = 0;
 };
 
-// One scheduler work phase (complete, async_poll or dispatch) as the loop
-// breakdown of `dfx sched-overhead` reads it: 24 bytes where a sched_record
-// takes 72 (records_reader::loop_phases_only). Cycles, as read.
-struct loop_phase {
-    std::uint64_t start_cycles = 0;
-    std::uint64_t end_cycles = 0;
-    phase_kind kind = phase_kind::other;
-};
-
 // The time a scheduler thread spent in each kind of work phase and idle
 // between them, on the trace's µs axis (perf_data.hpp, sum_work_phases).
 struct loop_sums {
@@ -69,7 +61,7 @@ struct loop_sums {
 // inputs: its work phases in file order, and the counters it sums over them
 // (integer sums and a maximum: the same in any order, so summed while read).
 struct loop_lane {
-    std::vector<loop_phase> phases;  // freed once summed
+    loop_phase_list phases;              // delta-coded (loop_phase_list.hpp); freed once summed
     int128 finishes = 0;              // tasks_processed of the complete phases
     int128 pop_hit = 0, pop_miss = 0;  // of the dispatch phases
     std::int64_t loops = 0;           // the largest loop_iter of a work phase (0 at least)

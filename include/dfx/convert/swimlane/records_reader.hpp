@@ -83,9 +83,10 @@ public:
 
     // Read and check every phase, but keep of the scheduler phases only what
     // the loop breakdown of `dfx sched-overhead` uses (records.hpp loop_lane:
-    // 24 bytes a work phase, where a full record then took 104; load_perf_data
-    // sums them once the time base is known) and no orchestrator phase: at
-    // 10^7 tasks the phases it kept were 5 of its 12.5 GB.
+    // about 4 bytes a work phase, delta-coded, where a full record once took
+    // 104; load_perf_data sums them once the time base is known) and no
+    // orchestrator phase: at 10^7 tasks the phases it kept were once 5 of its
+    // 12.5 GB.
     records_reader& loop_phases_only(bool on = true) {
         loop_only_ = on;
         return *this;
