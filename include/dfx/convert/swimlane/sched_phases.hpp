@@ -8,7 +8,7 @@
 //
 // Why: at level 3 and 4 a capture has about five scheduler phases per task,
 // so their records were the largest thing the trace converter held (403 of
-// about 920 MB at 10^6 tasks). Almost every phase fits a narrower layout:
+// its 947 MB peak at 10^6 tasks). Almost every phase fits a narrower layout:
 // its length in 32 bits, loop_iter in 32, tasks_processed and the six queue
 // depths in 16. A phase that does not (a huge or negative depth, an end
 // before its start, a counter past the narrow range) is kept whole in a side
