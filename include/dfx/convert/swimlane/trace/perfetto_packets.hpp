@@ -27,7 +27,7 @@
 // the JSON "id" of slices (flows are attached directly instead).
 //
 // Flows are drawn after the slices they bind to, so this backend keeps the
-// slices (48 bytes each, plus their encoded args) and counter packets (16
+// slices (40 bytes each, plus their encoded args) and counter packets (16
 // bytes, plus 8 per value), binds each flow endpoint to its slice as it
 // arrives (8 bytes), and writes the packets at finish(), merged in time
 // order (each track's slices are sorted once): timestamps are deltas of a
@@ -48,6 +48,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <initializer_list>
 #include <limits>
 #include <map>
@@ -59,6 +60,7 @@
 #include <utility>
 #include <vector>
 
+#include "dfx/convert/common/prefault_ahead.hpp"
 #include "dfx/convert/common/protobuf_writer.hpp"
 #include "dfx/convert/swimlane/trace/perfetto_fields.hpp"
 #include "dfx/convert/swimlane/trace/perfetto_flow_binder.hpp"
@@ -75,11 +77,23 @@ public:
     // `counter_points` counter points (a hint:
     // growing a table copies it, and the copy and the old one are both
     // resident for a moment; room reserved but never touched costs nothing).
+    // The room is faulted in on a second thread a little ahead of the
+    // writes (prefault_ahead.hpp), until it runs out or finish() begins.
     void reserve(std::size_t slices, std::size_t flows, std::size_t counter_points) {
+        const bool again = std::exchange(reserved_, true);
+        if (again) ahead_.stop();  // the rooms may move: not watched any more
         slices_.reserve(slices);
-        links_.reserve(flows);
+        flows_.reserve(flows);
         points_.reserve(counter_points);
         args_.reserve(slices * 64);
+        if (again) return;
+        ahead_slices_ = ahead_.watch(slices_.data(), slices_.capacity() * sizeof(slice_rec));
+        ahead_args_ = ahead_.watch(args_.data(), args_.capacity());
+        ahead_links_ = ahead_.watch(flows_.arrivals().data(), flows_.arrivals().capacity() * sizeof(pf_slice_flows::arrival));
+        ahead_packets_ =
+            ahead_.watch(points_.packets.data(), points_.packets.capacity() * sizeof(pf_counter_points::packet));
+        ahead_values_ = ahead_.watch(points_.values.data(), points_.values.capacity() * sizeof(std::int64_t));
+        ahead_.start();
     }
 
     // ---- tracks ----
@@ -102,6 +116,10 @@ public:
         r.event_id = s.event_id < 0 ? slice_rec::no_id : pf_narrow<std::uint32_t>(s.event_id, "event id");
         r.seq = static_cast<std::uint32_t>(slices_.size());
         r.args_at = pf_narrow<std::uint32_t>(args_.size(), "args bytes");
+        std::size_t most = 16 + (inline_name ? s.name.size() : 0);  // the bytes this slice's args may take
+        for (const pf_arg& a : args) most += 32 + (a.kind == pf_arg::text ? a.s.size() : 0);
+        before_growing(slices_, 1);
+        before_growing(args_, most);
         protobuf_writer w(args_);
         if (inline_name) w.string(pf::event::name, s.name);
         for (const pf_arg& a : args) {
@@ -114,6 +132,8 @@ public:
         }
         r.args_size = pf_narrow<std::uint16_t>(args_.size() - r.args_at, "a slice's args");
         slices_.push_back(r);
+        ahead_.wrote(ahead_slices_, slices_.size() * sizeof(slice_rec));
+        ahead_.wrote(ahead_args_, args_.size());
     }
     // A flow endpoint ('s' starts flow `id`, 'f' ends it); bind_id < 0: the
     // enclosing slice of (pid, tid) at ts. Every slice must be in by the
@@ -126,18 +146,16 @@ public:
         const std::int64_t ts = ns(ts_us);
         const std::uint32_t s = binder_.bind(slices_, track, ts, bind_id);
         if (s == pf_flow_binder::none) return orphans_.push_back({ts, track, tagged});
-        const auto link = static_cast<std::uint32_t>(links_.size());
-        links_.push_back({tagged, none});
-        slice_rec& r = slices_[s];
-        (r.flows_head == none ? r.flows_head : links_[r.flows_tail].next) = link;
-        r.flows_tail = link;
+        before_growing(flows_.arrivals(), 1);
+        flows_.add(s, tagged);
+        ahead_.wrote(ahead_links_, flows_.arrivals().size() * sizeof(pf_slice_flows::arrival));
     }
     // A point of the counter track `name` of process `pid`.
     void counter(int pid, std::string_view name, double ts_us, std::int64_t value) {
         const std::uint32_t track = counter_track(pid, name);
         if (track >= single_shape_.size()) single_shape_.resize(track + 1, none);
         if (single_shape_[track] == none) single_shape_[track] = points_.shape_of({track});
-        points_.add(ns(ts_us), single_shape_[track], {value});
+        add_points(ns(ts_us), single_shape_[track], std::initializer_list<std::int64_t>{value});
     }
     // Points of several counter tracks at one time: one packet, the first
     // as its TYPE_COUNTER event, the others as its extra counter values.
@@ -159,7 +177,7 @@ public:
             last_shape_pid_ = pid;
             last_shape_ = points_.shape_of(std::move(tracks));
         }
-        points_.add(ns(ts_us), last_shape_, points);
+        add_points(ns(ts_us), last_shape_, points);
     }
     [[nodiscard]] std::size_t slices() const noexcept { return slices_.size(); }
 
@@ -168,12 +186,21 @@ public:
     // a byte_buffer of packets (data(), size(), clear()).
     template <class Flush>
     void finish(std::string& out, Flush&& flush) {
+        ahead_.stop();  // nothing more is written to the tables
         // No flow comes after this: the slices (in track order since the
         // first flow, each track's run in time order) are nested, while a
-        // second thread sorts the counter points; time_merge then merges
-        // the tracks' runs.
+        // second thread sorts the counter points and groups the flow
+        // endpoints by slice; time_merge then merges the tracks' runs.
         std::vector<std::uint32_t> counter_order, runs;
-        std::thread sorter([&] { counter_order = sorted_counters(); });
+        std::exception_ptr sorter_error;
+        std::thread sorter([&] {
+            try {
+                counter_order = sorted_counters();
+                flows_.group(slices_.size());
+            } catch (...) {
+                sorter_error = std::current_exception();
+            }
+        });
         try {
             if (!binder_.indexed()) binder_.index(slices_, tracks_.size());
             runs = binder_.release();
@@ -185,6 +212,7 @@ public:
             throw;
         }
         sorter.join();
+        if (sorter_error) std::rethrow_exception(sorter_error);
         protobuf_writer w(out);
         // The first packet clears the incremental state and defines the
         // clock every later packet's timestamp is a delta of.
@@ -258,13 +286,8 @@ private:
         std::uint64_t parent = 0;
     };
     using slice_rec = pf_slice_rec;
-    // A flow endpoint bound to a slice: the flow id, its top bit set for a
-    // start; the next endpoint of the slice.
+    // A flow endpoint as kept: the flow id, its top bit set for a start.
     static constexpr std::uint32_t starts_bit = 1u << 31;
-    struct flow_link {
-        std::uint32_t tagged;
-        std::uint32_t next;
-    };
     // One that no slice holds: written as an instant.
     struct orphan_rec {
         std::int64_t ts;
@@ -395,6 +418,20 @@ private:
         std::size_t o_ = 0, c_ = 0;
     };
     friend class time_merge;
+
+    // Stops the prefaulting before `table` outgrows its room (and moves).
+    template <class Table>
+    void before_growing(const Table& table, std::size_t more) noexcept {
+        if (table.capacity() - table.size() < more) ahead_.stop();
+    }
+    template <class Values>
+    void add_points(std::int64_t ts, std::uint32_t shape, const Values& values) {
+        before_growing(points_.packets, 1);
+        before_growing(points_.values, values.size());
+        points_.add(ts, shape, values);
+        ahead_.wrote(ahead_packets_, points_.packets.size() * sizeof(pf_counter_points::packet));
+        ahead_.wrote(ahead_values_, points_.values.size() * sizeof(std::int64_t));
+    }
 
     // uuid = index in tracks_ + 1 (0 is Perfetto's trace-global track).
     static std::uint64_t uuid_of(std::size_t index) { return index + 1; }
@@ -560,7 +597,7 @@ private:
             w.varint(pf::event::category_iids, s.cat);
             if (s.name != 0) w.varint(pf::event::name_iid, s.name);
             w.raw(std::string_view(args_).substr(s.args_at, s.args_size));
-            for (std::uint32_t k = s.flows_head; k != none; k = links_[k].next) write_flow_id(w, links_[k].tagged);
+            for (auto [f, last] = flows_.of(it.index); f != last; ++f) write_flow_id(w, *f);
             break;
         }
         case item::end:
@@ -613,13 +650,19 @@ private:
     std::string args_;  // every slice's encoded debug annotations
     std::vector<slice_rec> slices_;
     pf_flow_binder binder_;
-    std::vector<flow_link> links_;  // the slices' flow endpoints
+    pf_slice_flows flows_;  // the slices' flow endpoints
     pf_counter_points points_;
     std::vector<std::uint32_t> single_shape_;  // a counter track -> its one-track shape
     int last_shape_pid_ = 0;
     std::uint32_t last_shape_ = ~0u;
     std::vector<std::string> last_shape_names_;
     std::vector<orphan_rec> orphans_;  // endpoints with no slice: instants
+    // Last, so it stops before the tables it watches are freed.
+    bool reserved_ = false;
+    prefault_ahead ahead_;
+    prefault_ahead::range_id ahead_slices_ = prefault_ahead::no_range, ahead_args_ = prefault_ahead::no_range,
+                             ahead_links_ = prefault_ahead::no_range, ahead_packets_ = prefault_ahead::no_range,
+                             ahead_values_ = prefault_ahead::no_range;
 };
 
 }  // namespace dfx::convert::swimlane::trace
