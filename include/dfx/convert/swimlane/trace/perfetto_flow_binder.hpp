@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -56,12 +57,7 @@ public:
     // Called once, when every slice is in.
     void index(std::vector<pf_slice_rec>& slices, std::size_t tracks) {
         indexed_ = true;
-        std::sort(slices.begin(), slices.end(), [](const pf_slice_rec& x, const pf_slice_rec& y) {
-            if (x.track != y.track) return x.track < y.track;
-            if (x.begin != y.begin) return x.begin < y.begin;
-            if (x.end != y.end) return x.end > y.end;
-            return x.seq < y.seq;
-        });
+        sort_by_track(slices, tracks);
         // Event ids are dense (index.hpp numbers them in runs from 0): a table.
         for (const pf_slice_rec& r : slices) {
             if (r.event_id != pf_slice_rec::no_id) max_id_ = std::max<std::int64_t>(max_id_, r.event_id);
@@ -152,6 +148,36 @@ public:
     }
 
 private:
+    // Sorts by (track, begin, end descending, order written), on two
+    // threads when there are many: the slices are split at the track that
+    // halves them (one pass of std::partition; no copy), and each part is
+    // sorted on its own thread (at 10^5 tasks the sort was ~60 ms of the
+    // one busy thread).
+    static void sort_by_track(std::vector<pf_slice_rec>& slices, std::size_t tracks) {
+        const auto before = [](const pf_slice_rec& x, const pf_slice_rec& y) {
+            if (x.track != y.track) return x.track < y.track;
+            if (x.begin != y.begin) return x.begin < y.begin;
+            if (x.end != y.end) return x.end > y.end;
+            return x.seq < y.seq;
+        };
+        constexpr std::size_t two_threads_from = std::size_t{1} << 16;
+        if (slices.size() < two_threads_from || tracks < 2) {
+            std::sort(slices.begin(), slices.end(), before);
+            return;
+        }
+        std::vector<std::size_t> per_track(tracks, 0);
+        for (const pf_slice_rec& r : slices) ++per_track[r.track];
+        std::uint32_t split = 1;  // the parts: tracks below split, the rest
+        for (std::size_t below = per_track[0]; split + 1 < tracks && below + per_track[split] <= slices.size() / 2;) {
+            below += per_track[split++];
+        }
+        const auto mid = std::partition(slices.begin(), slices.end(),
+                                        [split](const pf_slice_rec& r) { return r.track < split; });
+        std::thread first([&] { std::sort(slices.begin(), mid, before); });
+        std::sort(mid, slices.end(), before);
+        first.join();
+    }
+
     bool indexed_ = false;
     std::int64_t max_id_ = -1;
     struct id_entry {

@@ -45,6 +45,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -246,31 +247,50 @@ public:
         for (std::size_t i = 0; i < tracks_.size(); ++i) write_descriptor(w, i);
         flush(out);
         // The packets, merged in time order a block at a time, each block
-        // encoded in two halves at once (this thread and one more), written
-        // in order.
-        constexpr std::size_t block = std::size_t{1} << 16;
+        // encoded in two parts at once, written in order: this thread
+        // merges the next block and then encodes the first part of this
+        // one while a second thread encodes the rest. The split moves
+        // towards the thread that finished first (so merging plus this
+        // thread's part takes as long as the other part).
+        constexpr std::size_t block = std::size_t{1} << 17;
+        constexpr std::size_t parts = 32;  // the split's unit: 1/32 of a block
+        std::size_t mine_parts = parts / 2;
         time_merge merge(*this, runs, counter_order);
-        std::vector<item> items;
-        items.reserve(2 * block);
+        std::vector<item> now, next;
+        now.reserve(block);
+        next.reserve(block);
         byte_buffer mine, other;
         std::int64_t last = 0;  // the clock before the block
-        while (merge.next_block(items, 2 * block)) {
-            const std::size_t mid = std::min(items.size(), block), hi = items.size();
-            const std::int64_t mid_last = std::max<std::int64_t>(items[mid - 1].ts, 0);
+        for (bool more = merge.next_block(now, block); more; std::swap(now, next)) {
+            const std::size_t hi = now.size();
+            const std::size_t mid = std::max<std::size_t>(1, hi * mine_parts / parts);
+            const std::int64_t mid_last = std::max<std::int64_t>(now[mid - 1].ts, 0);
+            std::atomic<bool> second_done{false};
             std::thread second;
-            if (mid < hi) second = std::thread([&, mid, hi] { encode(items, mid, hi, mid_last, other); });
+            if (mid < hi) {
+                second = std::thread([&, mid, hi] {
+                    encode(now, mid, hi, mid_last, other);
+                    second_done.store(true, std::memory_order_release);
+                });
+            }
             try {
-                encode(items, 0, mid, last, mine);
+                more = merge.next_block(next, block);
+                encode(now, 0, mid, last, mine);
             } catch (...) {
                 if (second.joinable()) second.join();
                 throw;
+            }
+            if (second.joinable()) {
+                const bool second_first = second_done.load(std::memory_order_acquire);
+                if (second_first && mine_parts > 1) --mine_parts;
+                if (!second_first && mine_parts + 1 < parts) ++mine_parts;
             }
             flush(mine);
             if (second.joinable()) {
                 second.join();
                 flush(other);
             }
-            last = std::max<std::int64_t>(items.back().ts, 0);
+            last = std::max<std::int64_t>(now.back().ts, 0);
         }
         flush(out);
     }
@@ -321,7 +341,7 @@ private:
             for (std::size_t r = 0; r + 1 < runs.size(); ++r) {
                 if (runs[r] < runs[r + 1]) runs_.push_back(cursor_at(runs[r], runs[r + 1]));
             }
-            std::make_heap(runs_.begin(), runs_.end(), begins_after);
+            std::make_heap(runs_.begin(), runs_.end(), runs_later);
         }
         // Fills `items` with up to `n` packets; false when none are left.
         bool next_block(std::vector<item>& items, std::size_t n) {
@@ -335,13 +355,13 @@ private:
                 if (c_ < counters_.size() && (from < 0 || t_.points_.packets[counters_[c_]].ts < best)) from = 3;
                 if (from < 0) break;
                 if (from == 0) {
-                    std::pop_heap(ends_.begin(), ends_.end(), later);
+                    std::pop_heap(ends_.begin(), ends_.end(), ends_later);
                     items.push_back({ends_.back().end, ends_.back().index, item::end});
                     ends_.pop_back();
                 } else if (from == 1) {
-                    const std::uint32_t i = runs_.front().at;
+                    const run_cursor s = runs_.front();  // (all of the slice this needs)
+                    const std::uint32_t i = s.at;
                     next_begin();
-                    const slice_rec& s = t_.slices_[i];
                     const bool first = s.name != 0 && !interned_[s.name - 1];
                     if (first) interned_[s.name - 1] = true;
                     items.push_back({s.begin, i, item::begin, false, first});
@@ -349,7 +369,7 @@ private:
                         items.push_back({s.begin, i, item::begin, true});
                     } else {
                         ends_.push_back({s.end, s.begin, s.seq, i});
-                        std::push_heap(ends_.begin(), ends_.end(), later);
+                        std::push_heap(ends_.begin(), ends_.end(), ends_later);
                     }
                 } else if (from == 2) {
                     items.push_back({t_.orphans_[o_].ts, static_cast<std::uint32_t>(o_), item::instant});
@@ -374,14 +394,19 @@ private:
             if (a.begin != b.begin) return a.begin < b.begin;
             return a.seq > b.seq;
         }
-        // A track's run of slices [at, stop), keyed by its next slice.
+        // A track's run of slices [at, stop), keyed by its next slice, with
+        // what the merge needs of that slice (32 bytes).
         struct run_cursor {
             std::int64_t begin, end;
-            std::uint32_t seq, at, stop;
+            std::uint32_t seq, name, at, stop;
         };
+        // Reading a track's next slice is a cache miss more often than not
+        // (the runs of hundreds of tracks are read in turn): the one after
+        // it is fetched ahead, for when the track comes up again.
         run_cursor cursor_at(std::uint32_t at, std::uint32_t stop) const {
             const slice_rec& s = t_.slices_[at];
-            return {s.begin, s.end, s.seq, at, stop};
+            if (at + 1 < stop) __builtin_prefetch(&t_.slices_[at + 1]);
+            return {s.begin, s.end, s.seq, s.name, at, stop};
         }
         // Heap order: the top is the earliest begin; at one begin the later
         // end, then the earlier written.
@@ -390,10 +415,14 @@ private:
             if (a.end != b.end) return a.end < b.end;
             return a.seq > b.seq;
         }
+        // The orders as function objects, so the heap algorithms inline
+        // them (a function pointer was a call per comparison).
+        static constexpr auto ends_later = [](const open_end& a, const open_end& b) { return later(a, b); };
+        static constexpr auto runs_later = [](const run_cursor& a, const run_cursor& b) { return begins_after(a, b); };
         // Moves the top run past its slice: sifts its next one down.
         void next_begin() {
             if (runs_.front().at + 1 == runs_.front().stop) {
-                std::pop_heap(runs_.begin(), runs_.end(), begins_after);
+                std::pop_heap(runs_.begin(), runs_.end(), runs_later);
                 runs_.pop_back();
                 return;
             }
