@@ -12,7 +12,9 @@
 #include <cstdint>
 #include <map>
 #include <random>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "dfx/convert/swimlane/trace/perfetto_flow_binder.hpp"
@@ -117,7 +119,8 @@ TEST_CASE("pf_slice_flows: each slice's endpoints, in the order they came") {
     for (std::uint32_t k = 0; k < 5000; ++k) {
         // Slices 0, 1 and the last get many; some none at all.
         const std::uint32_t roll = static_cast<std::uint32_t>(rng() % 10);
-        const std::uint32_t s = roll < 2 ? roll : roll == 2 ? slices - 1 : static_cast<std::uint32_t>(rng() % (slices / 2)) * 2;
+        const auto even = static_cast<std::uint32_t>(rng() % (slices / 2)) * 2;
+        const std::uint32_t s = roll < 2 ? roll : roll == 2 ? slices - 1 : even;
         const std::uint32_t tagged = k | (rng() % 2 ? 1u << 31 : 0u);
         flows.add(s, tagged);
         expected[s].push_back(tagged);
@@ -148,8 +151,10 @@ TEST_CASE("pf_slice_flows: no endpoints, or no slices") {
 namespace {
 
 // A trace of `tasks` tasks on 4 threads: a slice each with args, flows
-// between neighbours (by id and by time), counter points.
-std::string small_trace(bool reserved, int tasks) {
+// between neighbours (by id and by time), counter points; finished
+// through `flush`.
+template <class Flush>
+void write_small_trace(bool reserved, int tasks, Flush&& flush) {
     perfetto_trace pb;
     if (reserved) pb.reserve(static_cast<std::size_t>(tasks), 2 * static_cast<std::size_t>(tasks), 64);
     pb.process_name(4, "Worker View");
@@ -166,8 +171,13 @@ std::string small_trace(bool reserved, int tasks) {
         pb.flow(2 * i, 'f', 4, 100 + (i + 1) % 4, 10.0 * (i + 1) + 1.0, -1);  // by time
     }
     for (int i = 0; i < 32; ++i) pb.counter(2, "ready AIC", 40.0 * i, i % 5);
-    std::string out, trace;
-    pb.finish(out, [&](auto& bytes) {  // as a file writer's flush: takes and empties
+    std::string out;
+    pb.finish(out, flush);
+}
+
+std::string small_trace(bool reserved, int tasks) {
+    std::string trace;
+    write_small_trace(reserved, tasks, [&](auto& bytes) {  // as a file writer's flush: takes and empties
         trace.append(bytes.data(), bytes.size());
         bytes.clear();
     });
@@ -246,4 +256,21 @@ TEST_CASE("perfetto_trace: the same bytes with room reserved (and faulted in ahe
     CHECK(ids[0] == std::pair<std::uint64_t, bool>{1, true});
     CHECK(ids[1] == std::pair<std::uint64_t, bool>{1, false});
     CHECK(ids[2] == std::pair<std::uint64_t, bool>{3, true});
+}
+
+TEST_CASE("perfetto_trace: a write error while the packets are encoded is thrown, not a crash") {
+    // The flush of the first block of packets fails (a full disk) while the
+    // second thread encodes the rest of that block: the error comes out of
+    // finish() (it ended the process with std::terminate before).
+    int blocks = 0;
+    const auto failing = [&](auto& bytes) {
+        if constexpr (!std::is_same_v<std::decay_t<decltype(bytes)>, std::string>) {
+            ++blocks;
+            throw std::runtime_error("out.pftrace: cannot write: No space left on device");
+        }
+        bytes.clear();
+    };
+    CHECK_THROWS_WITH_AS(write_small_trace(true, 70'000, failing), "out.pftrace: cannot write: No space left on device",
+                         std::runtime_error);
+    CHECK(blocks == 1);
 }

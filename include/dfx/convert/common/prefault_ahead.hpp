@@ -170,7 +170,8 @@ private:
                 range& r = ranges_[i];
                 const bool open = !r.failed && r.done < r.end;
                 const std::size_t filled = r.done > r.begin ? r.done - r.begin : 0;
-                const std::size_t mark = open ? std::max<std::size_t>(1, filled > lead / 2 ? filled - lead / 2 : 0) : never;
+                const std::size_t half_behind = filled > lead / 2 ? filled - lead / 2 : 0;
+                const std::size_t mark = open ? std::max<std::size_t>(1, half_behind) : never;
                 r.wake_at.store(mark, std::memory_order_relaxed);
                 due |= r.used.load(std::memory_order_relaxed) >= mark;
             }

@@ -90,7 +90,8 @@ public:
         if (again) return;
         ahead_slices_ = ahead_.watch(slices_.data(), slices_.capacity() * sizeof(slice_rec));
         ahead_args_ = ahead_.watch(args_.data(), args_.capacity());
-        ahead_links_ = ahead_.watch(flows_.arrivals().data(), flows_.arrivals().capacity() * sizeof(pf_slice_flows::arrival));
+        const auto& arrivals = flows_.arrivals();
+        ahead_links_ = ahead_.watch(arrivals.data(), arrivals.capacity() * sizeof(pf_slice_flows::arrival));
         ahead_packets_ =
             ahead_.watch(points_.packets.data(), points_.packets.capacity() * sizeof(pf_counter_points::packet));
         ahead_values_ = ahead_.watch(points_.values.data(), points_.values.capacity() * sizeof(std::int64_t));
@@ -266,28 +267,34 @@ public:
             const std::size_t mid = std::max<std::size_t>(1, hi * mine_parts / parts);
             const std::int64_t mid_last = std::max<std::int64_t>(now[mid - 1].ts, 0);
             std::atomic<bool> second_done{false};
+            std::exception_ptr second_error;
             std::thread second;
             if (mid < hi) {
                 second = std::thread([&, mid, hi] {
-                    encode(now, mid, hi, mid_last, other);
+                    try {
+                        encode(now, mid, hi, mid_last, other);
+                    } catch (...) {
+                        second_error = std::current_exception();
+                    }
                     second_done.store(true, std::memory_order_release);
                 });
             }
             try {
                 more = merge.next_block(next, block);
                 encode(now, 0, mid, last, mine);
+                if (second.joinable()) {
+                    const bool second_first = second_done.load(std::memory_order_acquire);
+                    if (second_first && mine_parts > 1) --mine_parts;
+                    if (!second_first && mine_parts + 1 < parts) ++mine_parts;
+                }
+                flush(mine);  // (a write error throws: the second thread is joined first)
             } catch (...) {
                 if (second.joinable()) second.join();
                 throw;
             }
             if (second.joinable()) {
-                const bool second_first = second_done.load(std::memory_order_acquire);
-                if (second_first && mine_parts > 1) --mine_parts;
-                if (!second_first && mine_parts + 1 < parts) ++mine_parts;
-            }
-            flush(mine);
-            if (second.joinable()) {
                 second.join();
+                if (second_error) std::rethrow_exception(second_error);
                 flush(other);
             }
             last = std::max<std::int64_t>(now.back().ts, 0);
