@@ -17,7 +17,7 @@
 //   pf_slice_flows flows;
 //   flows.add(s, tagged_id);                      // as each endpoint is bound
 //   flows.group(slices.size());                   // once, when all are in
-//   for (const std::uint32_t f : flows.of(s)) ... // s's endpoints, in arrival order
+//   const auto [first, last] = flows.of(s);       // s's endpoints, in arrival order
 #pragma once
 
 #include <algorithm>

@@ -149,6 +149,7 @@ public:
         const std::uint32_t s = binder_.bind(slices_, track, ts, bind_id);
         if (s == pf_flow_binder::none) return orphans_.push_back({ts, track, tagged});
         before_growing(flows_.arrivals(), 1);
+        pf_narrow<std::uint32_t>(flows_.arrivals().size() + 1, "flow endpoints");  // (grouped with 32-bit offsets)
         flows_.add(s, tagged);
         ahead_.wrote(ahead_links_, flows_.arrivals().size() * sizeof(pf_slice_flows::arrival));
     }
