@@ -63,6 +63,7 @@ int main(int argc, char** argv) {
     dfx::cli::use_huge_page_heap(argc, argv);  // first: it may restart the process
     dfx::io::remove_temp_files_on_signal();
     dfx::cli::one_heap();
+    dfx::cli::keep_blocks_in_heap();
     CLI::App app{"dfx: convert and inspect runtime DFX artefacts (swimlane, deps, args dump, PMU, scope stats)", "dfx"};
     app.set_version_flag("--version", "dfx " DFX_VERSION);
     app.require_subcommand(1);

@@ -14,6 +14,18 @@
 // from 5x10^4 tasks on it was 0.86-0.96x the wall time at 1.04-1.09x the
 // peak RSS, so a big run keeps glibc's defaults).
 //
+// keep_blocks_in_heap() is for every command, and milder: only blocks up to
+// 8 MiB come from the heap (the threshold fixed there from the start, not
+// rising as blocks are freed; the trim threshold stays glibc's). A
+// converter's phases allocate and free blocks of a few MB over and over (a
+// section's vectors, sort buffers, the flows' groups), each a fresh mapping
+// faulted in afresh otherwise, while its big tables (tens of MB and up) are
+// mapped and unmapped as before. Side by side at 10^5-10^6 tasks
+// (2026-12-05, docs/converters.md "Tenth round"): swimlane in both formats,
+// sched-overhead and deps at 0.92-1.0x the CPU time and 0.87-1.0x the peak
+// RSS, the wall time within the noise; 32 MiB saved more page faults at
+// 10^5 tasks but held up to 30 % more memory in sched-overhead.
+//
 // one_heap() is for every command: the readers parse on a second thread
 // (pipelined_handler.hpp), and a thread's own glibc arena keeps the buffers
 // its growing vectors left behind where the main thread cannot reuse them:
@@ -30,6 +42,12 @@ namespace dfx::cli {
 inline void one_heap() {
 #if defined(__GLIBC__)
     mallopt(M_ARENA_MAX, 1);  // the reader threads share (and reuse) one heap
+#endif
+}
+
+inline void keep_blocks_in_heap() {
+#if defined(__GLIBC__)
+    mallopt(M_MMAP_THRESHOLD, 8 << 20);
 #endif
 }
 
