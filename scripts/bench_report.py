@@ -276,6 +276,9 @@ def convert_section(runs, out_dir):
             "times (the mean is shown) with its input read once beforehand, untimed, so it is timed from the page "
             "cache whatever ran before it; at 10^6 tasks and up it is one run that also reads the disk. "
             "`dfx deps` also reads the records beside deps.json (the perf sidecar), which input MB leaves out. "
+            "The JSON trace of 10^7 tasks (about 88 GB) is more than the disk holds: it goes through a pipe to the "
+            "bench, which counts its bytes (reading them takes CPU on the same cores; the /dev/null table times "
+            "the converter alone). "
             "The reference column is "
             "../shared/spec/reference-performance.md (same machine class; its inputs are of the same shape, "
             "about 5-25 % larger per task).\n"]
