@@ -271,6 +271,20 @@ void BM_convert(benchmark::State& state, tool t, std::uint64_t tasks) {
         peak_kb = std::max(peak_kb, r.peak_rss_kb);
         cpu_seconds += r.cpu_seconds;
     }
+    // The smoke run checks the counting the 10^7-task trace relies on: the
+    // same trace through the pipe must count the bytes of the file.
+    if (smoke && t == tool::swimlane && !counted) {
+        std::vector<std::string> piped = args;
+        piped.back() = "-";
+        const child_run r = run_child(piped, true);
+        if (r.status != 0 || r.stdout_bytes != output_bytes) {
+            ++bench::failed_checks;
+            state.SkipWithError(("dfx swimlane -o -: " + std::to_string(r.stdout_bytes) + " bytes counted through the pipe, " +
+                                 std::to_string(output_bytes) + " in the file (" + status_text(r.status) + ")")
+                                    .c_str());
+            return;
+        }
+    }
     state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
     state.counters["input_MB"] = static_cast<double>(bytes) / 1e6;
     if (output_file || counted) state.counters["output_MB"] = static_cast<double>(output_bytes) / 1e6;
