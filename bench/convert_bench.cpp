@@ -25,7 +25,7 @@
 //     --dfx        the dfx binary to time (default: this build's); two runs with
 //                  two binaries give a side-by-side comparison
 //     --smoke      1000 tasks only, in a temporary directory (the bench_smoke test)
-// The 10^7-task JSON swimlane trace (about 87 GB, more than the disk holds)
+// The 10^7-task JSON swimlane trace (about 88 GB, more than the disk holds)
 // goes through a pipe to this process, which counts its bytes (`-o -`; the
 // reading takes CPU on the same cores: BM_convert_swimlane_to_null/10000000
 // is the time without it); smaller traces, and every protobuf trace (about
@@ -207,7 +207,7 @@ void BM_convert(benchmark::State& state, tool t, std::uint64_t tasks) {
         case tool::swimlane_to_null:
             dir = swimlane_capture(tasks);
             inputs = {dir / "chip_swimlane_records.json", dir / "deps.json"};
-            // At 10^7 tasks the JSON trace (about 87 GB) does not fit the
+            // At 10^7 tasks the JSON trace (about 88 GB) does not fit the
             // disk: it goes through a pipe to this process, which counts it.
             counted = t == tool::swimlane && tasks >= 10'000'000;
             output = t == tool::swimlane_to_null ? fs::path("/dev/null") : counted ? fs::path("-") : dir / "merged_swimlane.json";

@@ -196,7 +196,8 @@ int run(const swimlane_args& a) {
     // A small run's time is a third page faults: keep freed buffers for reuse
     // (10^4 tasks: 0.93-0.97x the wall time). A big one keeps its peak memory
     // down instead (5x10^4-2x10^5 tasks: 0.86-0.96x the wall time but
-    // 1.04-1.09x the peak RSS, docs/converters.md).
+    // 1.04-1.09x the peak RSS, docs/converters.md), with only blocks up to
+    // 8 MiB reused (keep_blocks_in_heap(), set for every command).
     if (sw::is_small_records_file(input)) reuse_freed_memory();
     // deps.json is independent of the records: read it on a second thread
     // while the records are read. Its warnings are held back and printed

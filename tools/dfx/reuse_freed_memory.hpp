@@ -12,7 +12,7 @@
 // command opts in: `dfx deps`, and `dfx swimlane` for a small records file
 // only (10^4 tasks: 0.93-0.97x the wall time at e9ac140's peak or below;
 // from 5x10^4 tasks on it was 0.86-0.96x the wall time at 1.04-1.09x the
-// peak RSS, so a big run keeps glibc's defaults).
+// peak RSS, so a big run keeps the milder keep_blocks_in_heap() below).
 //
 // keep_blocks_in_heap() is for every command, and milder: only blocks up to
 // 8 MiB come from the heap (the threshold fixed there from the start, not
