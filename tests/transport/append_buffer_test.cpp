@@ -1,6 +1,7 @@
 // dfx::append_buffer: what a drain thread keeps. Every byte appended is
 // there afterwards, in order, however the buffer grew; records come back as
-// the records they were.
+// the records they were; its pages are faulted in a step ahead, in one call.
+// And dfx::host_memory's transport blocks come faulted in.
 #include <doctest/doctest.h>
 
 #include <cstddef>
@@ -16,6 +17,11 @@
 #include <vector>
 
 #include "dfx/output/append_buffer.hpp"
+#include "dfx/transport/memory_ops.hpp"
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 namespace {
 
@@ -173,5 +179,68 @@ TEST_CASE("a big buffer stays in ordinary pages: it does not ask for transparent
     const std::string flags = vm_flags_of(b.data());
     REQUIRE(!flags.empty());
     CHECK_MESSAGE(flags.find(" hg") == std::string::npos, flags);
+}
+#endif
+
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+namespace {
+
+constexpr std::size_t page = 4096;
+
+// Pages of [p, p + bytes) that are resident, in bytes (mincore).
+std::size_t resident_bytes(const void* p, std::size_t bytes) {
+    const auto at = reinterpret_cast<std::uintptr_t>(p);
+    const std::uintptr_t first = at / page * page;
+    std::vector<unsigned char> pages((at + bytes - first + page - 1) / page);
+    REQUIRE(::mincore(reinterpret_cast<void*>(first), at + bytes - first, pages.data()) == 0);
+    std::size_t n = 0;
+    for (const unsigned char r : pages) n += (r & 1) ? page : 0;
+    return n;
+}
+
+bool kernel_populates() {
+    void* probe = ::mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    REQUIRE(probe != MAP_FAILED);
+    const bool ok = ::madvise(probe, page, MADV_POPULATE_WRITE) == 0;
+    ::munmap(probe, page);
+    return ok;
+}
+
+}  // namespace
+
+TEST_CASE("a buffer faults in a megabyte past what it holds in one call, not the whole of its room") {
+    if (!kernel_populates()) {
+        MESSAGE("this kernel does not populate ranges (MADV_POPULATE_WRITE): nothing to check");
+        return;
+    }
+    constexpr std::size_t step = std::size_t{1} << 20;
+    dfx::append_buffer b;
+    // 5 MiB + 100 bytes held: the room is 8 MiB (doublings from 64 KiB).
+    const std::vector<std::byte> chunk(std::size_t{1} << 20, std::byte{7});
+    for (int i = 0; i < 5; ++i) b.append(chunk.data(), chunk.size());
+    b.append(chunk.data(), 100);
+    const std::size_t held = b.size();
+    const std::size_t room = std::size_t{8} << 20;
+    // Faulted in: everything held and about a step past it (before the first
+    // write of a step's pages, not by it), and nothing further.
+    CHECK(resident_bytes(b.data(), held) == (held + page - 1) / page * page);
+    const std::size_t ahead = resident_bytes(b.data() + held, room - held);
+    CHECK(ahead >= step - page);
+    CHECK(ahead <= step + page);
+    // The bytes are the bytes written.
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < held; ++i) wrong += b.data()[i] != std::byte{7};
+    CHECK(wrong == 0);
+}
+
+TEST_CASE("host_memory hands out a transport block already faulted in, as device memory is ready") {
+    if (!kernel_populates()) {
+        MESSAGE("this kernel does not populate ranges: host_memory writes each page instead");
+    }
+    constexpr std::size_t bytes = std::size_t{6} << 20;  // above glibc's mmap threshold: fresh pages
+    void* block = dfx::host_memory::allocate(bytes);
+    REQUIRE(block != nullptr);
+    CHECK(resident_bytes(block, bytes) >= bytes - page);  // (a partial page at each end may wait)
+    dfx::host_memory::release(block, bytes);
 }
 #endif
