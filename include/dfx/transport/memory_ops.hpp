@@ -40,8 +40,8 @@ private:
     // faulting them one by one); the bytes stay as they are. Without it, a
     // write to each page.
     static void fault_in(void* block, std::size_t bytes) noexcept {
-        const auto begin = reinterpret_cast<std::uintptr_t>(block);
 #if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+        const auto begin = reinterpret_cast<std::uintptr_t>(block);
         const std::uintptr_t first = (begin + page - 1) / page * page;
         const std::uintptr_t last = (begin + bytes) / page * page;
         if (last <= first || ::madvise(reinterpret_cast<void*>(first), last - first, MADV_POPULATE_WRITE) == 0) return;
