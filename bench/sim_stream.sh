@@ -6,6 +6,15 @@
 #
 #   bench/sim_stream.sh DFX_SIM [TASKS] [ROUNDS] [DFX_SIM FLAGS...]   (default: 100000 tasks, 5 rounds)
 #   bench/sim_stream.sh OLD_SIM,NEW_SIM [TASKS] [ROUNDS] ...   (before/after, side by side)
+#   bench/sim_stream.sh --configs=leave-one-out DFX_SIM [TASKS] [ROUNDS] ...
+#
+# --configs=LIST picks the configurations (comma-separated names, or a set):
+#   off, sl1, all (the default set), each collector alone (swimlane4,
+#   dep_gen, scope_stats, args2, pmu), everything but one (all-but-swimlane,
+#   all-but-dep_gen, all-but-scope_stats, all-but-args, all-but-pmu) and
+#   everything with the args dump at level 1 (all-args1); the sets `alone`
+#   and `leave-one-out` name those groups. off is always run: the ratios are
+#   over it.
 #
 # Flags after ROUNDS go to every run (e.g. --aicore-num 1,2 for fewer threads
 # than the default chip's 9 on a small machine).
@@ -15,6 +24,14 @@
 # rounds are printed, one block per binary. Build dfx-sim as a release build. Speeds are
 # ratios from one sitting, never absolute claims.
 set -euo pipefail
+configs=off,sl1,all
+case "${1:-}" in
+  --configs=*) configs=${1#--configs=}; shift ;;
+esac
+if [[ $# -lt 1 ]]; then
+  sed -n '7,20p' "$0" >&2
+  exit 2
+fi
 IFS=, read -r -a sims <<<"$1"
 for i in "${!sims[@]}"; do sims[i]=$(readlink -f "${sims[i]}"); done
 tasks=${2:-100000}
@@ -24,12 +41,40 @@ chip=("$@")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-names=(off sl1 all)
+# Each collector's flags at its fullest, as `all` runs it.
+declare -A collector=(
+  [swimlane]="--chip-swimlane-level 4"
+  [dep_gen]="--enable-dep-gen"
+  [scope_stats]="--enable-scope-stats"
+  [args]="--dump-args 2"
+  [pmu]="--enable-pmu 2"
+)
+order=(swimlane dep_gen scope_stats args pmu)
+all_but() {  # every collector's flags but $1's ("" for none left out)
+  local c out=""
+  for c in "${order[@]}"; do [[ $c == "$1" ]] || out+="${out:+ }${collector[$c]}"; done
+  echo "$out"
+}
 declare -A flags=(
   [off]=""
   [sl1]="--chip-swimlane-level 1"
-  [all]="--chip-swimlane-level 4 --enable-dep-gen --enable-scope-stats --dump-args 2 --enable-pmu 2"
+  [all]="$(all_but "")"
+  [swimlane4]="${collector[swimlane]}"
+  [dep_gen]="${collector[dep_gen]}"
+  [scope_stats]="${collector[scope_stats]}"
+  [args2]="${collector[args]}"
+  [pmu]="${collector[pmu]}"
+  [all-args1]="$(all_but args) --dump-args 1"
 )
+for c in "${order[@]}"; do flags[all-but-$c]="$(all_but "$c")"; done
+configs=${configs//leave-one-out/all,all-but-swimlane,all-but-dep_gen,all-but-scope_stats,all-but-args,all-but-pmu,all-args1}
+configs=${configs//alone/swimlane4,dep_gen,scope_stats,args2,pmu}
+names=(off)
+IFS=, read -r -a asked <<<"$configs"
+for c in "${asked[@]}"; do
+  [[ -v "flags[$c]" ]] || { echo "sim_stream.sh: --configs: unknown configuration '$c' (see the header of $0)" >&2; exit 2; }
+  [[ $c == off || " ${names[*]} " == *" $c "* ]] || names+=("$c")
+done
 declare -A samples=()
 for ((r = 1; r <= rounds; ++r)); do
   for c in "${names[@]}"; do
@@ -43,7 +88,7 @@ for ((r = 1; r <= rounds; ++r)); do
       rate=$(sed -n 's/^throughput: \([0-9]*\) tasks\/s (wall)$/\1/p' <<<"$out")
       [[ -n "$rate" ]] || { echo "sim_stream.sh: no throughput line ($c)" >&2; exit 1; }
       samples[$i.$c]+="$rate "
-      printf 'round %d %-4s %s %10s tasks/s\n' "$r" "$c" "${sims[i]}" "$rate"
+      printf 'round %d %-19s %s %10s tasks/s\n' "$r" "$c" "${sims[i]}" "$rate"
     done
   done
 done
@@ -54,6 +99,6 @@ for i in "${!sims[@]}"; do
   printf '\n%s\n%d tasks, %d rounds%s, medians:\n' "${sims[i]}" "$tasks" "$rounds" "${chip:+, ${chip[*]}}"
   for c in "${names[@]}"; do
     m=$(median "${samples[$i.$c]}")
-    printf '%-4s %10.0f tasks/s  on/off %.3f   (%s)\n' "$c" "$m" "$(echo "$m / $off" | bc -l)" "${flags[$c]:-collectors off}"
+    printf '%-19s %10.0f tasks/s  on/off %.3f   (%s)\n' "$c" "$m" "$(echo "$m / $off" | bc -l)" "${flags[$c]:-collectors off}"
   done
 done
