@@ -86,7 +86,7 @@ run_build gcc-release g++ "tools/dfx/dfx:swimlane_golden_l4_deps examples/sim_ru
   tests/sim/sim_e2e_tests:sim_two_pass tests/convert_deps/convert_deps_units:convert_deps_units" \
   -Dbuildtype=release -Dbenchmarks=disabled -Dconverters_one_unit=true
 # One libFuzzer target per input reader, 20 s each, two at a time (fuzz/, docs/testing.md);
-# about 4 minutes with the build on 2 cores. Longer runs by hand: bash scripts/fuzz.sh.
+# about 3 minutes with the build on 2 cores. Longer runs by hand: bash scripts/fuzz.sh.
 run_build clang-fuzz clang++ suite:fuzz -Dsanitizers=address,undefined -Dfuzzers=true "${line_tables[@]}" -Doptimization=1 \
   -Dtests=disabled -Dbenchmarks=disabled -Dexamples=disabled -Dtools=disabled
 
