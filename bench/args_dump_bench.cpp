@@ -24,8 +24,8 @@
 //
 //   BM_scheduler_args_dump_plain             the register write alone
 //   BM_scheduler_args_dump_typed<0>          + both capture calls, dump compiled off (empty)
-//   BM_scheduler_args_dump_typed<1>          level 1: the marked input, 1 record, 256 B per task
-//   BM_scheduler_args_dump_typed<2>          level 2: every tensor, 5 records, 1280 B per task
+//   BM_scheduler_args_dump_typed<1>          level 1: the marked input, 1 call record, 256 B per task
+//   BM_scheduler_args_dump_typed<2>          level 2: every tensor, 2 call records, 1280 B per task
 //   BM_scheduler_args_dump_runtime_gated/0|1|2   the level-1 and level-2 captures both compiled,
 //       chosen per call by `if (dump_level >= 1) { if (dump_level >= 2) ...level 2... else ...level 1... }`
 //   BM_scheduler_args_dump_floor<1|2>        the floor (bench/floor.hpp): the register write plus a
@@ -213,7 +213,7 @@ struct dump_fixture {
 
 std::string dump_label(int level) {
     if (level == 0) return "off: nothing captured";
-    return "level " + std::to_string(level) + ": " + (level == 2 ? "5 records, " : "1 record, ") +
+    return "level " + std::to_string(level) + ": " + (level == 2 ? "5 arguments in 2 call records, " : "1 argument, ") +
            std::to_string(dump_task::bytes_at(level)) + " B per task";
 }
 
@@ -320,9 +320,10 @@ constexpr std::int64_t no_wait_tasks = 20'000;
 
 template <int Level>
 void BM_scheduler_args_dump_no_wait(benchmark::State& state) {
-    // Per task: metadata records (1 or 5) and chunks (one per capture call that copies bytes).
-    const std::vector<std::uint64_t> per_task = Level == 2 ? std::vector<std::uint64_t>{5, 2} : std::vector<std::uint64_t>{1, 1};
-    bench::no_wait_channels<dump_sink<Level>> channels(no_wait_tasks, per_task);
+    // Per task: call records (one per capture call that writes: 2 or 1, of
+    // at most 128 or 64 bytes) and chunks (one per capture call that copies bytes).
+    const std::vector<std::uint64_t> per_task = Level == 2 ? std::vector<std::uint64_t>{2, 2} : std::vector<std::uint64_t>{1, 1};
+    bench::no_wait_channels<dump_sink<Level>> channels(no_wait_tasks, per_task, {Level == 2 ? 128u : 64u});
     dump_task t;
     dispatch_work w;
     auto sink = channels.sink();

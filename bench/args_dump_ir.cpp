@@ -66,8 +66,8 @@ int dump(std::uint64_t tasks) {
     std::filesystem::create_directories(dir);
     dfx::args_dump_layout layout;
     const std::uint64_t chunks = tasks * (Level == 2 ? 2 : 1);
-    const std::uint64_t records = tasks * dump_task::records_at(Level);
-    layout.records = {static_cast<std::uint32_t>(records / 1024 + 2), 1024};
+    const std::uint64_t call_bytes = tasks * dump_task::call_record_bytes_at(Level);
+    layout.records = {static_cast<std::uint32_t>(call_bytes / (1024 * dfx::args_call_record::packed_slot_bytes) + 2), 1024};
     layout.payload = {static_cast<std::uint32_t>(chunks / 1024 + 2), 1024};
     dump_task t;
     dispatch_work w;

@@ -62,8 +62,9 @@ struct dump_task {
     // Payload bytes per task captured at a level: the marked input at 1;
     // the 4 inputs before dispatch and the output after completion at 2.
     static constexpr std::uint64_t bytes_at(int level) { return level == 2 ? 5 * tensor_bytes : level == 1 ? tensor_bytes : 0; }
-    // Metadata records per task at a level.
-    static constexpr std::uint64_t records_at(int level) { return level == 2 ? 5 : level == 1 ? 1 : 0; }
+    // Channel bytes of the call records per task at a level (record/args_call_record.hpp,
+    // each on whole cache lines): 32 + 4 x 24 -> 128 and 32 + 24 -> 64 at 2; 64 at 1.
+    static constexpr std::uint64_t call_record_bytes_at(int level) { return level == 2 ? 192 : level == 1 ? 64 : 0; }
 };
 
 // The scheduler's dispatch without DFX: write the core's register. Every

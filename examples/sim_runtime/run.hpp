@@ -115,7 +115,7 @@ inline run_result run_one(const run_request& rq) {
                                 .log = nullptr,  // main.cpp prints the accounting itself
                                 .scheduler_pools = 4,  // the a2a3 platform's AICPU thread count
                                 // 8 MiB of payload per scheduler thread: plenty for these workloads.
-                                .dump_sizes = {.records = {8, 256}, .payload = {8, 256}}});
+                                .dump_sizes = {.records = {8, 8}, .payload = {8, 256}}});
     for (const auto& [func_id, name] : name_table().kernels) dfx_host.name_kernel(func_id, name);
     for (int r = 0; r < ring_count; ++r) {
         const ring_capacity& cap = c.ring_at(r).capacity();

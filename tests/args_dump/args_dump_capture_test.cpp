@@ -315,53 +315,62 @@ TEST_CASE("a tensor larger than the arena is truncated to half the arena and fla
 
 TEST_CASE("under the drop policy, what did not fit is counted and flagged, never silently missing") {
     dfx::args_dump_layout layout;
-    layout.records = {1, 4};  // room for 4 argument records
+    layout.records = {1, 1};  // one 8 KiB buffer: 128 calls of one argument (64 bytes each)
     layout.payload = {1, 2};  // room for 2 chunks
     static std::uint8_t a[3000], b[6000];
     for (int i = 0; i < 3000; ++i) a[i] = static_cast<std::uint8_t>(i);
     for (int i = 0; i < 6000; ++i) b[i] = static_cast<std::uint8_t>(i * 7);
     const dfx::tensor_view ta = view_of(a, dtype::uint8, {3000}, {1});
     const dfx::tensor_view tb = view_of(b, dtype::uint8, {6000}, {1});
-    std::int32_t n = 1;
-    dfx::task_args<> ta_args, tb_args, scalar_args;
+    std::int32_t n = 1, m = 2, k = 3;
+    dfx::task_args<> ta_args, tb_args, scalar_args, three_scalars;
     ta_args.add_input(ta);
     tb_args.add_input(tb);
     scalar_args.add_scalar(n);
+    three_scalars.add_scalar(n);
+    three_scalars.add_scalar(m);
+    three_scalars.add_scalar(k);
     const auto r = dump_test::run<2, dfx::drop>(
         "dropped", layout,
         [&](auto& view) {
-            view.before_dispatch(1, aiv0_kernel0, ta_args);      // record 1, chunk 1
-            view.before_dispatch(2, aiv0_kernel0, tb_args);      // record 2, chunks 2 and 3: chunk 3 is dropped
-            view.before_dispatch(3, aiv0_kernel0, scalar_args);  // record 3
-            view.before_dispatch(4, aiv0_kernel0, scalar_args);  // record 4
-            view.before_dispatch(5, aiv0_kernel0, scalar_args);  // record 5: dropped
+            view.before_dispatch(1, aiv0_kernel0, ta_args);  // call 1, chunk 1
+            view.before_dispatch(2, aiv0_kernel0, tb_args);  // call 2, chunks 2 and 3: chunk 3 is dropped
+            for (std::uint64_t task = 3; task < 129; ++task)
+                view.before_dispatch(task, aiv0_kernel0, scalar_args);  // calls 3..128: the buffer is full
+            view.before_dispatch(500, aiv0_kernel0, three_scalars);    // call 129: dropped, 3 arguments lost
         },
         /*start_late=*/true);
-    CHECK(r.summary.args == 4);
-    CHECK(r.summary.dropped_records == 1);
+    CHECK(r.summary.args == 128);
+    CHECK(r.summary.dropped_records == 3);
     CHECK(r.summary.dropped_chunks == 1);
     CHECK(r.summary.lost_payloads == 1);
-    CHECK(r.json.find("\"dropped_records\": 1,\n  \"dropped_overwrite\": 1,") != std::string::npos);
+    CHECK(r.json.find("\"dropped_records\": 3,\n  \"dropped_overwrite\": 1,") != std::string::npos);
     CHECK(r.json.find(R"("task_id": "0x0000000000000002", "func_id": [0], "arg_index": 0, "role": "input", "stage": "before_dispatch", "kind": "tensor", "dtype": "UINT8", "is_contiguous": true, "shape": [6000], "strides": [1], "start_offset": 0, "numel": 6000, "bin_offset": 0, "bin_size": 0, "truncated": false, "overwritten": true})") != std::string::npos);
     CHECK(r.json.find(R"("numel": 3000, "bin_offset": 0, "bin_size": 3000, "truncated": false, "overwritten": false})") != std::string::npos);
-    CHECK(r.json.find("0x0000000000000005") == std::string::npos);
+    CHECK(r.json.find("0x0000000000000080") != std::string::npos);  // task 128, the last that fit
+    CHECK(r.json.find("0x00000000000001f4") == std::string::npos);  // task 500 was dropped
     CHECK(std::memcmp(r.bin.data(), a, 3000) == 0);
-    // The transport's own accounting shows both losses too.
-    std::uint64_t dropped = 0;
+    // The transport's own accounting shows both losses too: one call record
+    // (with its 3 arguments) and one chunk.
+    std::uint64_t dropped = 0, dropped_items = 0;
     for (const auto& c : r.report) {
         CHECK(c.balanced());
         dropped += c.dropped;
+        dropped_items += c.dropped_items;
     }
     CHECK(dropped == 2);
+    CHECK(dropped_items == 3);
     char* text = nullptr;
     std::size_t size = 0;
     std::FILE* out = open_memstream(&text, &size);
     dfx::write_args_dump_report(out, r.summary);
+    dfx::write_accounting(out, "args dump", r.report);
     std::fclose(out);
     const std::string report(text, size);
     std::free(text);
-    CHECK(report.find("LOST 1 argument records in transport") != std::string::npos);
+    CHECK(report.find("LOST 3 arguments in transport") != std::string::npos);
     CHECK(report.find("LOST the bytes of 1 arguments (1 payload chunks dropped)") != std::string::npos);
+    CHECK(report.find("DROPPED 1 of 129 records in args dump (producer 0), 3 items in them") != std::string::npos);
 }
 
 TEST_CASE("several scheduler threads under heavy backpressure: every byte arrives, each payload contiguous") {
@@ -437,7 +446,7 @@ TEST_CASE("the host can be built from the policy type selection hands out; it re
                                    channels);
         CHECK(host.level() == 2);
         CHECK(host.arena_bytes() == 4 * dfx::args_payload_chunk_bytes);
-        CHECK(channels.count<dfx::args_dump_record>() == 3);
+        CHECK(channels.count<dfx::args_call_record>() == 3);
         CHECK(channels.count<dfx::args_payload_chunk>() == 3);
     }
     CHECK_FALSE(std::filesystem::exists(prefix / "args_dump"));  // never written: nothing left behind

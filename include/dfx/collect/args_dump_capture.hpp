@@ -11,19 +11,22 @@
 // tensor_count + scalar index. An SPMD task dispatched as several blocks
 // captures once per before_dispatch call, as the reference does.
 //
-// A tensor's bytes are gathered row-major (collect/strided_gather.hpp) into
-// payload chunks on their own channel (record/args_dump_records.hpp), each
-// claimed at the size it carries and packed after the last one, so a small
-// capture touches the lines it fills, not a fresh 4 KiB slot. A call whose
-// bytes fit one chunk (up to 4,032 in all) claims it once with its header
-// final and copies each tensor straight to its place; each metadata record
-// is built in its slot: a copy of a constant holding its defaults (a few
-// vector stores), then the fields that differ.
+// A call writes one packed record (record/args_call_record.hpp): a 32-byte
+// header and an entry per argument with only what the host cannot derive
+// (24 bytes for a one-dimensional tensor, 16 for a scalar), claimed at its
+// size and written in place. A tensor's bytes are gathered row-major
+// (collect/strided_gather.hpp) into payload chunks on their own channel
+// (record/args_dump_records.hpp), each claimed at the size it carries and
+// packed after the last one, so a small capture touches the lines it fills,
+// not a fresh 4 KiB slot. A call whose bytes fit one chunk (up to 4,032 in
+// all) claims it once with its header final and copies each tensor straight
+// to its place.
 // A tensor larger than the payload arena (the chunk channel's capacity) is
 // truncated to half the arena and flagged, as the reference does, so one
 // huge tensor cannot stall the scheduler for the whole transfer. Under
-// backpressure both pushes follow the transport's overflow policy; whatever
-// is dropped is counted there and shows in args_dump.json.
+// backpressure both claims follow the transport's overflow policy; whatever
+// is dropped is counted there (a dropped call record with the number of
+// arguments it carried) and shows in args_dump.json.
 #pragma once
 
 #include <array>
@@ -34,18 +37,23 @@
 
 #include "dfx/collect/sink.hpp"
 #include "dfx/collect/strided_gather.hpp"
+#include "dfx/record/args_call_record.hpp"
 #include "dfx/record/args_dump_records.hpp"
+#include "dfx/transport/packed_records.hpp"
 
 namespace dfx {
 
-// A scheduler sink that can carry a dump: argument records, chunks claimed
+// A scheduler sink that can carry a dump: call records and chunks claimed
 // in place at their size (the bytes are gathered straight into the
-// transport's buffer, so a 256-byte tensor costs a 256-byte copy),
-// plus the chunk channel's push count (numbers the batches) and capacity (the arena).
-// dfx::producers provides both (collect/producers.hpp).
+// transport's buffer, so a 256-byte tensor costs a 256-byte copy), the
+// arguments of a dropped call record counted, plus the chunk channel's push
+// count (numbers the batches) and capacity (the arena). dfx::producers
+// provides all of it (collect/producers.hpp).
 template <class Sink>
-concept args_dump_sink = record_sink<Sink, args_dump_record> &&
-                         requires(Sink& sink, const Sink& csink, std::uint32_t payload) {
+concept args_dump_sink = requires(Sink& sink, const Sink& csink, std::uint32_t payload, std::uint64_t items) {
+                             { sink.template claim<args_call_record>(payload) } noexcept -> std::same_as<args_call_record*>;
+                             { sink.template commit<args_call_record>(payload) } noexcept;
+                             { sink.template count_dropped_items<args_call_record>(items) } noexcept;
                              { sink.template claim<args_payload_chunk>(payload) } noexcept -> std::same_as<args_payload_chunk*>;
                              { sink.template commit<args_payload_chunk>(payload) } noexcept;
                              { csink.template produced<args_payload_chunk>() } noexcept -> std::convertible_to<std::uint64_t>;
@@ -53,11 +61,6 @@ concept args_dump_sink = record_sink<Sink, args_dump_record> &&
                          };
 
 namespace detail {
-
-// A record's defaults as a constant: copying it is a few vector stores
-// (a record built field by field from an initialiser list is cleared with
-// `rep stos` first by g++ on x86-64, which costs more than the copy).
-inline constexpr args_dump_record blank_record{};
 
 template <int Level, class Sink>
 class args_dump_capture;
@@ -97,8 +100,9 @@ private:
     template <dump_stage Stage, class Args>
     void capture(std::uint64_t task_id, const std::array<std::int32_t, 3>& kernel_ids, const Args& args) noexcept {
         static_assert(args_dump_sink<Sink>,
-                      "dfx::scheduler_view: dumping needs a sink that accepts args_dump_record and "
-                      "args_payload_chunk, claims chunks in place at their size (claim<>(n) / commit<>(n)) "
+                      "dfx::scheduler_view: dumping needs a sink that claims args_call_record and "
+                      "args_payload_chunk in place at their size (claim<>(n) / commit<>(n)), counts the "
+                      "arguments of a dropped call (count_dropped_items<>(n)) "
                       "and reports produced<>() / capacity<>() "
                       "(use dfx::scheduler_sink)");
         // Which tensors this call copies: the marked ones whose role this
@@ -116,20 +120,32 @@ private:
         write<Stage>(task_id, kernel_ids, args, chosen, scalars);
     }
 
-    // The records and bytes of a call that has something to write; kept
+    // The record and bytes of a call that has something to write; kept
     // apart from the test above so a call with nothing to write (most
     // level-1 after_completion calls) costs that test inline, not a call
     // that saves and restores registers.
     template <dump_stage Stage, class Args>
     void write(std::uint64_t task_id, const std::array<std::int32_t, 3>& kernel_ids, const Args& args,
                std::uint64_t chosen, bool scalars) noexcept {
-        const int tensors = args.tensor_count();
+        static_assert(sizeof(args_call_record) + args_call_max_payload(Args::max_tensors, Args::max_scalars) <=
+                      args_call_record::packed_slot_bytes);
         const std::uint64_t ambiguous = Level == 1 ? args.ambiguous_mask() : 0;
+        const int tensors = args.tensor_count();
+        std::uint64_t scalar_marks = 0;  // the scalars written, by index
+        if constexpr (Stage == dump_stage::before_dispatch) {
+            if (scalars) {
+                // Only scalars whose place in the 64-bit dump mask exists (tensors + j < 64).
+                const int end = args.scalar_count() < 64 - tensors ? args.scalar_count() : 64 - tensors;
+                const std::uint64_t present = end >= 64 ? ~0ULL : (std::uint64_t{1} << end) - 1;
+                scalar_marks = (Level == 1 ? args.scalar_dump_mask() : ~0ULL) & present;
+            }
+        }
 
         // Pass 1, over the chosen tensors only: each one's bytes (the whole
         // tensor, or half the arena when it does not fit), where a
-        // contiguous one starts and whether it is, kept for pass 2, and their
-        // sum, so the batch's size goes with its first chunk.
+        // contiguous one starts and whether it is, kept for pass 2; their
+        // sum, so the batch's size goes with its first chunk; and the
+        // entries' size, so the call record is claimed at its size.
         const std::uint64_t arena = sink_->template capacity<args_payload_chunk>() * args_payload_chunk_bytes;
         constexpr int slots = Args::max_tensors > 0 ? Args::max_tensors : 1;
         std::uint64_t sizes[slots];            // written for chosen slots only
@@ -137,6 +153,14 @@ private:
         std::uint64_t truncated = 0;
         std::uint64_t contiguous = 0;
         std::uint64_t batch_size = 0;
+        // (Entries counted in the loops, not with std::popcount: without
+        // -mpopcnt that is a libgcc call.)
+        std::uint32_t entries = 0;
+        std::uint32_t entry_bytes = 0;
+        for (std::uint64_t left = scalar_marks; left != 0; left &= left - 1) {
+            ++entries;
+            entry_bytes += args_scalar_entry_bytes;
+        }
         for (std::uint64_t left = chosen; left != 0; left &= left - 1) {
             const int i = std::countr_zero(left);
             const tensor_view& v = args.tensor(i);
@@ -149,15 +173,25 @@ private:
             sizes[i] = payload;
             sources[i] = reinterpret_cast<const std::byte*>(static_cast<std::uintptr_t>(v.addr)) + v.start_offset * elem;
             batch_size += payload;
+            ++entries;
+            entry_bytes += args_tensor_entry_bytes(dims_of(v), v.start_offset != 0);
         }
 
-        // The active kernels, compacted once per call, not per record.
-        std::int32_t funcs[3] = {-1, -1, -1};
-        std::uint8_t func_count = 0;
-        for (std::int32_t id : kernel_ids)
-            if (id >= 0) funcs[func_count++] = id;
-
         const std::uint64_t batch = sink_->template produced<args_payload_chunk>();
+        args_call_record* const call = sink_->template claim<args_call_record>(entry_bytes);
+        if (call) {
+            call->task_id = task_id;
+            call->payload_batch = batch;
+            call->kernel_ids[0] = kernel_ids[0];
+            call->kernel_ids[1] = kernel_ids[1];
+            call->kernel_ids[2] = kernel_ids[2];
+            call->size = entry_bytes;
+        } else {
+            // Dropped (counted as one record): count the arguments it carried.
+            sink_->template count_dropped_items<args_call_record>(entries);
+        }
+        std::byte* at = call ? packed_payload(call) : nullptr;
+
         // A batch that fits one chunk (every capture of tensors up to
         // 4,032 bytes in all) is claimed once, at its size, with its header
         // final, and each tensor is copied straight to its place in it. A
@@ -173,41 +207,31 @@ private:
             chunk_offset_ = 0;
         }
 
-        // Every record is constructed in its slot from its final values
-        // (emplace_record, collect/sink.hpp); the dimensions past ndims and
-        // the reserved bytes are zero, as a default-initialised record's.
         std::uint64_t offset = 0;
         for (std::uint64_t left = chosen; left != 0; left &= left - 1) {
             const int i = std::countr_zero(left);
             const tensor_view& v = args.tensor(i);
             const std::uint64_t payload = sizes[i];
             const bool dense = (contiguous >> i) & 1u;
-            const std::uint8_t ndims = static_cast<std::uint8_t>(v.ndims < max_tensor_dims ? v.ndims : max_tensor_dims);
-            emplace_record<args_dump_record>(*sink_, [&] {
-                args_dump_record r = blank_record;  // its defaults: a few vector stores of a constant
-                r.task_id = task_id;
-                r.payload_batch = batch;
-                r.payload_offset = offset;
-                r.payload_size = payload;
-                r.start_offset = v.start_offset;
-                r.arg_index = static_cast<std::uint32_t>(i);
-                for (int d = 0; d < ndims; ++d) {
-                    r.shape[d] = v.shape[d];
-                    r.strides[d] = v.strides[d];
+            if (at) {
+                const std::uint32_t ndims = dims_of(v);
+                const std::uint64_t start = v.start_offset;
+                const std::uint64_t bits = static_cast<std::uint64_t>(args.role(i)) |
+                                           ((truncated >> i) & 1u) << 3 | std::uint64_t{dense} << 4 |
+                                           ((ambiguous >> i) & 1u) << 5 | std::uint64_t{start != 0} << 6;
+                store8(at, head<Stage>(i, bits, v.dtype, ndims));
+                store8(at + 8, payload);
+                at += 16;
+                if (start != 0) {
+                    store8(at, start);
+                    at += 8;
                 }
-                r.func_ids[0] = funcs[0];
-                r.func_ids[1] = funcs[1];
-                r.func_ids[2] = funcs[2];
-                r.role = args.role(i);
-                r.stage = Stage;
-                r.dtype = v.dtype;
-                r.ndims = ndims;
-                r.truncated = static_cast<std::uint8_t>((truncated >> i) & 1u);
-                r.is_contiguous = dense ? 1 : 0;
-                r.flags = (ambiguous >> i) & 1u ? dump_flag_ambiguous : 0;
-                r.func_count = func_count;
-                return r;  // returned in place: the record is built in its slot (emplace_record)
-            });
+                for (std::uint32_t d = 0; d < ndims; ++d) {
+                    store4(at + 4 * d, v.shape[d]);
+                    store4(at + 4 * (ndims + d), v.strides[d]);
+                }
+                at += 8 * ndims;
+            }
             if (one_chunk) {
                 if (out) {
                     std::byte* to = out + offset;
@@ -233,30 +257,33 @@ private:
         }
 
         if constexpr (Stage == dump_stage::before_dispatch) {
-            if (!scalars) return;
-            const std::uint64_t scalar_marks = Level == 1 ? args.scalar_dump_mask() : ~0ULL;
-            for (int j = 0; j < args.scalar_count(); ++j) {
-                const int bit = tensors + j;  // the scalar's place in the dump mask
-                if (bit >= 64 || !((scalar_marks >> j) & 1u)) continue;
-                emplace_record<args_dump_record>(*sink_, [&] {
-                    args_dump_record r = blank_record;
-                    r.task_id = task_id;
-                    r.scalar_value = args.scalar_value(j);
-                    r.arg_index = static_cast<std::uint32_t>(bit);
-                    r.func_ids[0] = funcs[0];
-                    r.func_ids[1] = funcs[1];
-                    r.func_ids[2] = funcs[2];
-                    r.role = dump_role::input;
-                    r.stage = Stage;
-                    r.kind = dump_arg_kind::scalar;
-                    r.dtype = args.scalar_dtype(j);
-                    r.flags = (ambiguous >> bit) & 1u ? dump_flag_ambiguous : 0;
-                    r.func_count = func_count;
-                    return r;
-                });
+            if (at) {
+                for (std::uint64_t left = scalar_marks; left != 0; left &= left - 1) {
+                    const int j = std::countr_zero(left);
+                    const int bit = tensors + j;  // the scalar's place in the dump mask
+                    const std::uint64_t bits = args_entry_scalar | ((ambiguous >> bit) & 1u) << 5;
+                    store8(at, head<Stage>(bit, bits, args.scalar_dtype(j), 0));
+                    store8(at + 8, args.scalar_value(j));
+                    at += args_scalar_entry_bytes;
+                }
             }
         }
+        if (call) sink_->template commit<args_call_record>(entry_bytes);
     }
+
+    // Dimensions an entry carries: the view's, at most max_tensor_dims.
+    static std::uint32_t dims_of(const tensor_view& v) noexcept {
+        return v.ndims < max_tensor_dims ? v.ndims : max_tensor_dims;
+    }
+    // An entry's first 8 bytes (little-endian): arg_index, bits, dtype,
+    // ndims, stage, three zero bytes.
+    template <dump_stage Stage>
+    static std::uint64_t head(int arg_index, std::uint64_t bits, std::uint8_t dtype, std::uint32_t ndims) noexcept {
+        return static_cast<std::uint64_t>(arg_index) | bits << 8 | std::uint64_t{dtype} << 16 |
+               std::uint64_t{ndims} << 24 | std::uint64_t{static_cast<std::uint8_t>(Stage)} << 32;
+    }
+    static void store8(std::byte* at, std::uint64_t v) noexcept { std::memcpy(at, &v, 8); }
+    static void store4(std::byte* at, std::uint32_t v) noexcept { std::memcpy(at, &v, 4); }
 
     // A chunk claimed at `size` payload bytes with its header final, or
     // nullptr when the overflow policy dropped it (counted).

@@ -37,6 +37,12 @@ public:
         static_cast<producer<Record, Overflow>&>(*this).commit(payload...);
     }
 
+    // The items a dropped record of one kind carried (producer::count_dropped_items).
+    template <class Record>
+    void count_dropped_items(std::uint64_t items) noexcept {
+        static_cast<producer<Record, Overflow>&>(*this).count_dropped_items(items);
+    }
+
     // Publishes every partial buffer; the destructor does it too.
     void finish() noexcept { (producer<Records, Overflow>::finish(), ...); }
 

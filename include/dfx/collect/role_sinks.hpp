@@ -5,6 +5,7 @@
 #pragma once
 
 #include "dfx/collect/producers.hpp"
+#include "dfx/record/args_call_record.hpp"
 #include "dfx/record/args_dump_records.hpp"
 #include "dfx/record/dep_gen_records.hpp"
 #include "dfx/record/pmu_record.hpp"
@@ -17,11 +18,11 @@ template <class AicoreGuards, class Overflow>
 using aicore_sink =
     producers_of<Overflow, when<AicoreGuards::timing, aicore_task_record>, when<AicoreGuards::pmu, pmu_record>>;
 
-// A dump sends argument records and, on a second channel, the tensor bytes.
+// A dump sends a record per capture call and, on a second channel, the tensor bytes.
 template <class SchedulerGuards, class Overflow>
 using scheduler_sink = producers_of<Overflow, when<SchedulerGuards::dispatch_finish, aicpu_task_record>,
                                     when<SchedulerGuards::phases, sched_phase_record>,
-                                    when<(SchedulerGuards::dump_level > 0), args_dump_record>,
+                                    when<(SchedulerGuards::dump_level > 0), args_call_record>,
                                     when<(SchedulerGuards::dump_level > 0), args_payload_chunk>>;
 
 template <class OrchestratorGuards, class Overflow>

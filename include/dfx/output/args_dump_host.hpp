@@ -1,8 +1,10 @@
-// The host half of the args dump: per scheduler thread a channel of
-// argument records and a channel of payload chunks; the chunks stream into
-// args.bin as they are drained (output/args_bin_stream.hpp), the records are
-// kept, and at the end args_dump.json is written with every argument
-// resolved against the file.
+// The host half of the args dump: per scheduler thread a channel of call
+// records (one per capture call, record/args_call_record.hpp) and a channel
+// of payload chunks; the chunks stream into args.bin as they are drained
+// (output/args_bin_stream.hpp), the call records are decoded into argument
+// records as they are drained (output/args_call_decoder.hpp) and kept, and at
+// the end args_dump.json is written with every argument resolved against the
+// file.
 //
 //   dfx::channel_registry channels;
 //   dfx::args_dump_host host(level, prefix, {.scheduler_threads = n}, channels);
@@ -31,6 +33,7 @@
 #include <vector>
 
 #include "dfx/output/append_buffer.hpp"
+#include "dfx/output/args_call_decoder.hpp"
 #include "dfx/output/args_bin_stream.hpp"
 #include "dfx/output/args_dump_json.hpp"
 #include "dfx/output/channel_registry.hpp"
@@ -46,12 +49,14 @@ namespace dfx {
 struct args_dump_summary {
     int level = 0;
     std::uint64_t args = 0;               // argument records collected (entries in args_dump.json)
-    std::uint64_t dropped_records = 0;    // argument records lost in transport
+    std::uint64_t dropped_records = 0;    // arguments lost in transport (with the call records that held them)
     std::uint64_t dropped_chunks = 0;     // payload chunks lost in transport
     std::uint64_t lost_payloads = 0;      // arguments whose bytes did not all reach args.bin ("overwritten")
     std::uint64_t truncated = 0;          // tensors larger than the arena
+    std::uint64_t malformed_calls = 0;    // call records that did not decode (their arguments are missing)
     std::uint64_t bin_bytes = 0;          // size of args.bin
     std::string write_error;              // the first args.bin I/O error, if any
+    std::string malformed_error;          // why the first malformed call record did not decode
 };
 
 // One line of totals, and one per kind of loss.
@@ -60,8 +65,11 @@ inline void write_args_dump_report(std::FILE* out, const args_dump_summary& s) {
                       " truncated\n",
                  s.level, s.args, s.bin_bytes, s.truncated);
     if (s.dropped_records > 0)
-        std::fprintf(out, "  LOST %" PRIu64 " argument records in transport (\"dropped_records\" in args_dump.json)\n",
+        std::fprintf(out, "  LOST %" PRIu64 " arguments in transport (\"dropped_records\" in args_dump.json)\n",
                      s.dropped_records);
+    if (s.malformed_calls > 0)
+        std::fprintf(out, "  LOST the arguments of %" PRIu64 " call records that did not decode: %s\n", s.malformed_calls,
+                     s.malformed_error.c_str());
     if (s.lost_payloads > 0 || s.dropped_chunks > 0)
         std::fprintf(out,
                      "  LOST the bytes of %" PRIu64 " arguments (%" PRIu64 " payload chunks dropped); they are marked "
@@ -85,11 +93,12 @@ public:
         created_dir_ = !std::filesystem::exists(dir);
         bin_ = std::make_unique<args_bin_stream>(dir / schema::args_bin_file, layout_.scheduler_threads);
         records_.resize(layout_.scheduler_threads);
+        malformed_.resize(layout_.scheduler_threads);
+        scratch_.resize(layout_.scheduler_threads);
         for (std::uint32_t t = 0; t < layout_.scheduler_threads; ++t) {
-            auto& into = records_[t];
-            auto records = transport_.template add_channel<args_dump_record>(
+            auto records = transport_.template add_channel<args_call_record>(
                 records_channel, t, layout_.records.buffers, layout_.records.records_per_buffer,
-                [&into](std::span<const args_dump_record> rs) { into.append(rs); });
+                [this, t](packed_records<args_call_record> calls) { keep(t, calls); });
             auto payload = transport_.template add_channel<args_payload_chunk>(
                 payload_channel, t, layout_.payload.buffers, layout_.payload.records_per_buffer,
                 [bin = bin_.get(), t](packed_records<args_payload_chunk> chunks) { bin->consume(t, chunks); });
@@ -144,7 +153,11 @@ public:
     args_dump_summary summary() const {
         args_dump_summary s;
         s.level = level_;
-        s.dropped_records = dropped(records_channel);
+        s.dropped_records = dropped_items(records_channel);
+        for (const malformed_calls& m : malformed_) {
+            s.malformed_calls += m.count;
+            if (s.malformed_error.empty() && m.first_error) s.malformed_error = m.first_error;
+        }
         s.dropped_chunks = dropped(payload_channel);
         for (std::uint32_t t = 0; t < records_.size(); ++t)
             for (const auto& r : records_[t].as<args_dump_record>()) {
@@ -171,21 +184,52 @@ public:
         }
         args_dump_header header;
         header.level = level_;
-        header.dropped_records = dropped(records_channel);
+        header.dropped_records = dropped_items(records_channel);
         bin_->commit();  // the payloads first: the manifest names them
         return write_args_dump_json_file(prefix_, header, all);
     }
 
 private:
     // The channels' names, as the accounting reports them.
-    static constexpr const char* records_channel = record_kind<args_dump_record>::name;
+    static constexpr const char* records_channel = record_kind<args_call_record>::name;
     static constexpr const char* payload_channel = record_kind<args_payload_chunk>::name;
 
-    // What the channels of one kind lost in transport.
+    // What the channels of one kind lost in transport: records, or the
+    // items the dropped records carried (the arguments of call records).
     std::uint64_t dropped(std::string_view channel) const {
         std::uint64_t n = 0;
         for (const auto& c : transport_.report()) n += c.name == channel ? c.dropped : 0;
         return n;
+    }
+    std::uint64_t dropped_items(std::string_view channel) const {
+        std::uint64_t n = 0;
+        for (const auto& c : transport_.report()) n += c.name == channel ? c.dropped_items : 0;
+        return n;
+    }
+
+    // Drain side: a collected buffer of scheduler thread t's call records,
+    // decoded into the argument records kept for args_dump_json. A record
+    // that does not decode (or a buffer that ends inside one) is counted
+    // with what was wrong, and the rest of the buffer is not trusted.
+    void keep(std::uint32_t t, packed_records<args_call_record> calls) {
+        std::vector<args_dump_record>& scratch = scratch_[t];
+        scratch.clear();
+        packed_cursor<args_call_record> at(calls);
+        const char* error = nullptr;
+        for (; const args_call_record* call = at.peek(); at.advance()) {
+            const args_call_decoding d = decode_args_call(*call, scratch);
+            if (!d.ok()) {
+                error = d.error;
+                break;
+            }
+        }
+        if (!error && !at.intact()) error = "a call record runs past its buffer or its slot";
+        if (error) {
+            malformed_calls& m = malformed_[t];
+            if (!m.first_error) m.first_error = error;
+            m.count += calls.count - at.index();
+        }
+        records_[t].append(std::span<const args_dump_record>(scratch));
     }
 
     // One argument record of scheduler thread t, with where its bytes are in args.bin.
@@ -216,7 +260,14 @@ private:
     bool created_dir_ = false;
     bool written_ = false;
     std::unique_ptr<args_bin_stream> bin_;  // kept after commit: entries() still resolves against it
-    std::vector<append_buffer> records_;  // per scheduler thread
+    std::vector<append_buffer> records_;  // per scheduler thread: the decoded arguments
+    // Per scheduler thread, written by its drain only.
+    struct malformed_calls {
+        std::uint64_t count = 0;
+        const char* first_error = nullptr;
+    };
+    std::vector<malformed_calls> malformed_;
+    std::vector<std::vector<args_dump_record>> scratch_;  // a buffer's arguments, before they are kept
     transport_host<MemoryOps> transport_;  // last: destroyed first, its drain threads write into the members above
 };
 

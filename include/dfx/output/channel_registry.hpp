@@ -17,6 +17,7 @@
 
 #include "dfx/collect/producers.hpp"
 #include "dfx/output/output_error.hpp"
+#include "dfx/record/args_call_record.hpp"
 #include "dfx/record/args_dump_records.hpp"
 #include "dfx/record/dep_gen_records.hpp"
 #include "dfx/record/pmu_record.hpp"
@@ -40,7 +41,7 @@ template <> struct record_kind<orch_phase_record> { static constexpr const char*
 template <> struct record_kind<dep_gen_record> { static constexpr const char* name = "dep_gen"; };
 template <> struct record_kind<scope_stats_record> { static constexpr const char* name = "scope stats"; };
 template <> struct record_kind<pmu_record> { static constexpr const char* name = "PMU"; };
-template <> struct record_kind<args_dump_record> { static constexpr const char* name = "args dump"; };
+template <> struct record_kind<args_call_record> { static constexpr const char* name = "args dump"; };
 template <> struct record_kind<args_payload_chunk> { static constexpr const char* name = "args dump payload"; };
 
 class channel_registry {

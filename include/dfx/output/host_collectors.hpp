@@ -42,8 +42,12 @@ struct swimlane_layout {
 
 struct args_dump_layout {
     std::uint32_t scheduler_threads = 1;
-    // Argument records per thread: the reference's 8 buffers x 256 records.
-    channel_size records{8, 256};
+    // Call records per thread (record/args_call_record.hpp), counted at their
+    // largest size (8 KiB): 8 buffers of 32 KiB, the memory of the
+    // reference's 8 buffers x 256 argument records of 128 bytes. A call
+    // takes 64 bytes for one one-dimensional tensor, so a buffer holds about
+    // 500 of those.
+    channel_size records{8, 4};
     // Payload chunks (4 KiB) per thread. Their capacity is the arena: 32 x
     // 1024 chunks hold ~126 MiB, about the reference's 128 MiB; a tensor
     // larger than that is truncated to half and flagged.

@@ -23,6 +23,7 @@ struct channel_report {
     std::uint64_t collected = 0;
     std::uint64_t dropped = 0;
     std::uint64_t backstops = 0;
+    std::uint64_t dropped_items = 0;  // what the dropped records carried, for kinds that count it
 
     bool balanced() const noexcept { return collected + dropped == produced; }
     // Records pushed but neither collected nor dropped: non-zero only for a
@@ -71,10 +72,12 @@ inline bool write_accounting(std::FILE* out, const char* title, const std::vecto
     if (t.unfinished_channels > 0) std::fprintf(out, ", %" PRIu64 " lost", t.lost);
     std::fputc('\n', out);
     for (const auto& r : reports) {
-        if (r.dropped > 0)
-            std::fprintf(out, "  DROPPED %" PRIu64 " of %" PRIu64 " records in %s (producer %u)%s\n", r.dropped,
-                         r.produced, r.name.c_str(), r.producer_id,
-                         r.backstops > 0 ? ": the host stopped taking buffers and the backstop fired" : "");
+        if (r.dropped > 0) {
+            std::fprintf(out, "  DROPPED %" PRIu64 " of %" PRIu64 " records in %s (producer %u)", r.dropped,
+                         r.produced, r.name.c_str(), r.producer_id);
+            if (r.dropped_items > 0) std::fprintf(out, ", %" PRIu64 " items in them", r.dropped_items);
+            std::fprintf(out, "%s\n", r.backstops > 0 ? ": the host stopped taking buffers and the backstop fired" : "");
+        }
         if (r.unfinished() || !r.balanced()) {
             if (r.state != producer_state::exited)
                 std::fprintf(out,

@@ -28,6 +28,9 @@ struct producer_counters {
     alignas(cache_line) std::atomic<std::uint64_t> produced{0};
     std::atomic<std::uint64_t> dropped{0};
     std::atomic<std::uint64_t> backstops{0};  // times the block policy's backstop fired
+    // What the dropped records carried, for a kind whose record holds several
+    // items (an args dump call record: its arguments); 0 for the others.
+    std::atomic<std::uint64_t> dropped_items{0};
     std::atomic<std::uint32_t> state{static_cast<std::uint32_t>(producer_state::idle)};
 };
 

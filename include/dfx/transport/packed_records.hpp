@@ -86,6 +86,8 @@ public:
     bool intact() const noexcept { return index_ == records_.count; }
     // Bytes walked so far (where a malformed record starts).
     std::uint32_t offset() const noexcept { return at_; }
+    // Records walked so far.
+    std::uint32_t index() const noexcept { return index_; }
 
 private:
     packed_records<Record> records_;

@@ -134,6 +134,11 @@ public:
         ++count_;
     }
 
+    // A record whose claim gave nullptr (dropped) carried `items` items: a
+    // kind whose record holds several (an args dump call record holds a
+    // task's arguments) counts them, so the host reports what was lost.
+    void count_dropped_items(std::uint64_t items) noexcept { dropped_items_ += items; }
+
     // Publishes what is buffered and marks the producer exited. Idempotent;
     // no push may follow.
     void finish() noexcept {
@@ -218,6 +223,7 @@ private:
         c.produced.store(produced_, std::memory_order_relaxed);
         c.dropped.store(dropped_, std::memory_order_relaxed);
         c.backstops.store(backstops_, std::memory_order_relaxed);
+        c.dropped_items.store(dropped_items_, std::memory_order_relaxed);
     }
 
     bool take_free(std::uint32_t& index) noexcept {
@@ -256,6 +262,7 @@ private:
     std::uint64_t produced_ = 0;
     std::uint64_t dropped_ = 0;
     std::uint64_t backstops_ = 0;
+    std::uint64_t dropped_items_ = 0;
     bool stalled_ = false;
     bool finished_ = false;
 };

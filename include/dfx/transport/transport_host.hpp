@@ -155,6 +155,7 @@ public:
             r.produced = counters.produced.load(std::memory_order_relaxed);
             r.dropped = counters.dropped.load(std::memory_order_relaxed);
             r.backstops = counters.backstops.load(std::memory_order_relaxed);
+            r.dropped_items = counters.dropped_items.load(std::memory_order_relaxed);
             r.collected = c->collected.load(std::memory_order_relaxed);
             out.push_back(std::move(r));
         }
