@@ -373,6 +373,47 @@ TEST_CASE("under the drop policy, what did not fit is counted and flagged, never
     CHECK(report.find("DROPPED 1 of 129 records in args dump (producer 0), 3 items in them") != std::string::npos);
 }
 
+TEST_CASE("a call record that does not decode is counted and named; the rest of its buffer is not trusted") {
+    const auto prefix = dump_test::fresh_prefix("malformed");
+    dfx::channel_registry channels;
+    dfx::args_dump_host<> host(2, prefix, dump_test::small_layout(), channels);
+    std::int32_t n = 1;
+    dfx::task_args<> scalar_args;
+    scalar_args.add_scalar(n);
+    {
+        using t = dump_test::types<2>;
+        auto sink = channels.sink<t::sink>(0);
+        t::view view{&sink};
+        view.before_dispatch(1, aiv0_kernel0, scalar_args);  // kept
+        // Straight into the channel: a scalar entry whose stage byte is 3.
+        dfx::args_call_record* bad = sink.claim<dfx::args_call_record>(16);
+        REQUIRE(bad != nullptr);
+        *bad = dfx::args_call_record{.task_id = 2, .payload_batch = 0, .kernel_ids = {-1, 0, -1}, .size = 16};
+        const std::uint64_t entry[2] = {1u | 1u << 10 | 2u << 16 | std::uint64_t{3} << 32, 7};
+        std::memcpy(dfx::packed_payload(bad), entry, sizeof entry);
+        sink.commit<dfx::args_call_record>(16);
+        view.before_dispatch(3, aiv0_kernel0, scalar_args);  // after it in the same buffer: not trusted
+    }
+    host.start();
+    host.stop();
+    const dfx::args_dump_summary s = host.summary();
+    CHECK(s.args == 1);
+    CHECK(s.malformed_calls == 2);
+    CHECK(s.malformed_error == "an argument entry has an unknown stage");
+    char* text = nullptr;
+    std::size_t size = 0;
+    std::FILE* out = open_memstream(&text, &size);
+    dfx::write_args_dump_report(out, s);
+    std::fclose(out);
+    const std::string report(text, size);
+    std::free(text);
+    CHECK(report.find("LOST the arguments of 2 call records that did not decode: an argument entry has an unknown stage") !=
+          std::string::npos);
+    const auto entries = host.entries();
+    REQUIRE(entries.size() == 1);
+    CHECK(entries[0].record.task_id == 1);
+}
+
 TEST_CASE("several scheduler threads under heavy backpressure: every byte arrives, each payload contiguous") {
     constexpr std::uint32_t threads = 3;
     constexpr std::uint32_t tasks = 150;

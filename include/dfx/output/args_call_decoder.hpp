@@ -5,6 +5,8 @@
 //   std::vector<dfx::args_dump_record> out;
 //   const dfx::args_call_decoding d = dfx::decode_args_call(call, out);   // appends
 //   if (!d.ok()) ...d.error names what was wrong; nothing of this call was appended...
+//   dfx::decode_args_call(call, [](const dfx::args_dump_record& r) {...});  // or one at a time
+//   dfx::decode_args_call(call, [](const dfx::args_dump_record&) {}).ok();  // or only checked
 //
 // What the entry leaves out is rebuilt: the task's kernel ids compacted (the
 // active ones in slot order), each tensor's offset in its batch (the running
@@ -28,22 +30,21 @@
 namespace dfx {
 
 struct args_call_decoding {
-    std::uint32_t args = 0;        // records appended
+    std::uint32_t args = 0;        // arguments decoded
     const char* error = nullptr;   // what was wrong, or nullptr
     bool ok() const noexcept { return error == nullptr; }
 };
 
-// Appends the arguments of `call` (its header and call.size entry bytes
-// after it: the transport's packed_cursor has checked they are there) to
-// `out`; on an error appends nothing.
-inline args_call_decoding decode_args_call(const args_call_record& call, std::vector<args_dump_record>& out) {
-    const std::size_t first = out.size();
-    const auto fail = [&](const char* what) {
-        out.resize(first);
-        return args_call_decoding{0, what};
-    };
+// Hands each argument of `call` (its header and call.size entry bytes after
+// it: the transport's packed_cursor has checked they are there) to
+// emit(const args_dump_record&) in capture order, stopping at the first
+// error; with an emit that does nothing it checks a record.
+template <class Emit>
+args_call_decoding decode_args_call(const args_call_record& call, Emit&& emit) {
     const std::byte* at = packed_payload(&call);
     const std::byte* const end = at + call.size;
+    std::uint32_t args = 0;
+    const auto fail = [&args](const char* what) { return args_call_decoding{args, what}; };
 
     std::int32_t funcs[3] = {-1, -1, -1};
     std::uint8_t func_count = 0;
@@ -109,9 +110,21 @@ inline args_call_decoding decode_args_call(const args_call_record& call, std::ve
             r.is_contiguous = (bits & args_entry_contiguous) ? 1 : 0;
             offset += value;
         }
-        out.push_back(r);
+        emit(static_cast<const args_dump_record&>(r));
+        ++args;
     }
-    return {static_cast<std::uint32_t>(out.size() - first), nullptr};
+    return {args, nullptr};
+}
+
+// Appends the arguments of `call` to `out`; on an error appends nothing.
+inline args_call_decoding decode_args_call(const args_call_record& call, std::vector<args_dump_record>& out) {
+    const std::size_t first = out.size();
+    args_call_decoding d = decode_args_call(call, [&out](const args_dump_record& r) { out.push_back(r); });
+    if (!d.ok()) {
+        out.resize(first);
+        d.args = 0;
+    }
+    return d;
 }
 
 }  // namespace dfx

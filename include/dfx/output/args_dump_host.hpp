@@ -27,6 +27,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <new>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -92,9 +94,7 @@ public:
         const auto dir = prefix_ / schema::args_dump_dir;
         created_dir_ = !std::filesystem::exists(dir);
         bin_ = std::make_unique<args_bin_stream>(dir / schema::args_bin_file, layout_.scheduler_threads);
-        records_.resize(layout_.scheduler_threads);
-        malformed_.resize(layout_.scheduler_threads);
-        scratch_.resize(layout_.scheduler_threads);
+        calls_ = std::vector<thread_calls>(layout_.scheduler_threads);
         for (std::uint32_t t = 0; t < layout_.scheduler_threads; ++t) {
             auto records = transport_.template add_channel<args_call_record>(
                 records_channel, t, layout_.records.buffers, layout_.records.records_per_buffer,
@@ -140,11 +140,11 @@ public:
     // the reference's order.
     std::vector<args_dump_entry> entries() const {
         std::size_t count = 0;
-        for (const auto& kept : records_) count += kept.as<args_dump_record>().size();
+        for (const thread_calls& kept : calls_) count += kept.args;
         std::vector<args_dump_entry> out;
         out.reserve(count);
-        for (std::uint32_t t = 0; t < records_.size(); ++t)
-            for (const auto& r : records_[t].as<args_dump_record>()) out.push_back(resolve(t, r));
+        for (std::uint32_t t = 0; t < calls_.size(); ++t)
+            for_each_arg(t, [&](const args_dump_record& r) { out.push_back(resolve(t, r)); });
         sort_args_dump(out);
         return out;
     }
@@ -154,17 +154,17 @@ public:
         args_dump_summary s;
         s.level = level_;
         s.dropped_records = dropped_items(records_channel);
-        for (const malformed_calls& m : malformed_) {
-            s.malformed_calls += m.count;
-            if (s.malformed_error.empty() && m.first_error) s.malformed_error = m.first_error;
+        for (const thread_calls& kept : calls_) {
+            s.malformed_calls += kept.malformed;
+            if (s.malformed_error.empty() && kept.first_error) s.malformed_error = kept.first_error;
         }
         s.dropped_chunks = dropped(payload_channel);
-        for (std::uint32_t t = 0; t < records_.size(); ++t)
-            for (const auto& r : records_[t].as<args_dump_record>()) {
+        for (std::uint32_t t = 0; t < calls_.size(); ++t)
+            for_each_arg(t, [&](const args_dump_record& r) {
                 ++s.args;
                 s.lost_payloads += resolve(t, r).overwritten ? 1 : 0;
                 s.truncated += r.truncated ? 1 : 0;
-            }
+            });
         s.bin_bytes = bin_->bytes_reserved();
         s.write_error = bin_->error();
         return s;
@@ -208,28 +208,43 @@ private:
     }
 
     // Drain side: a collected buffer of scheduler thread t's call records,
-    // decoded into the argument records kept for args_dump_json. A record
-    // that does not decode (or a buffer that ends inside one) is counted
-    // with what was wrong, and the rest of the buffer is not trusted.
+    // each checked (it decodes) and kept as it came, header and entries
+    // without the transport's padding: a few bytes an argument where a
+    // decoded record is 128, so the drain writes a quarter of the bytes or
+    // less. They are decoded again when the run is over (for_each_arg). A
+    // record that does not decode (or a buffer that ends inside one) is
+    // counted with what was wrong, and the rest of the buffer is not trusted.
     void keep(std::uint32_t t, packed_records<args_call_record> calls) {
-        std::vector<args_dump_record>& scratch = scratch_[t];
-        scratch.clear();
+        thread_calls& kept = calls_[t];
         packed_cursor<args_call_record> at(calls);
         const char* error = nullptr;
         for (; const args_call_record* call = at.peek(); at.advance()) {
-            const args_call_decoding d = decode_args_call(*call, scratch);
+            const args_call_decoding d = decode_args_call(*call, [](const args_dump_record&) {});
             if (!d.ok()) {
                 error = d.error;
                 break;
             }
+            kept.bytes.append(call, sizeof(args_call_record) + call->size);
+            kept.args += d.args;
         }
         if (!error && !at.intact()) error = "a call record runs past its buffer or its slot";
         if (error) {
-            malformed_calls& m = malformed_[t];
-            if (!m.first_error) m.first_error = error;
-            m.count += calls.count - at.index();
+            if (!kept.first_error) kept.first_error = error;
+            kept.malformed += calls.count - at.index();
         }
-        records_[t].append(std::span<const args_dump_record>(scratch));
+    }
+
+    // After stop(): fn(record) for each argument scheduler thread t's drain
+    // kept, in the order it came. Each record was checked when it was kept
+    // and is 8-byte aligned there (a 32-byte header, entries of 8-byte words).
+    template <class Fn>
+    void for_each_arg(std::uint32_t t, Fn&& fn) const {
+        const std::span<const std::byte> kept = calls_[t].bytes.bytes();
+        for (std::size_t at = 0; at < kept.size();) {
+            const auto* call = std::launder(reinterpret_cast<const args_call_record*>(kept.data() + at));
+            decode_args_call(*call, fn);
+            at += sizeof(args_call_record) + call->size;
+        }
     }
 
     // One argument record of scheduler thread t, with where its bytes are in args.bin.
@@ -260,14 +275,14 @@ private:
     bool created_dir_ = false;
     bool written_ = false;
     std::unique_ptr<args_bin_stream> bin_;  // kept after commit: entries() still resolves against it
-    std::vector<append_buffer> records_;  // per scheduler thread: the decoded arguments
-    // Per scheduler thread, written by its drain only.
-    struct malformed_calls {
-        std::uint64_t count = 0;
+    // What one scheduler thread's drain kept (written by that drain only).
+    struct thread_calls {
+        append_buffer bytes;          // the call records, back to back
+        std::uint64_t args = 0;       // arguments in them
+        std::uint64_t malformed = 0;  // call records that did not decode
         const char* first_error = nullptr;
     };
-    std::vector<malformed_calls> malformed_;
-    std::vector<std::vector<args_dump_record>> scratch_;  // a buffer's arguments, before they are kept
+    std::vector<thread_calls> calls_;
     transport_host<MemoryOps> transport_;  // last: destroyed first, its drain threads write into the members above
 };
 
