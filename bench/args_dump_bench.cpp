@@ -29,8 +29,9 @@
 //   BM_scheduler_args_dump_runtime_gated/0|1|2   the level-1 and level-2 captures both compiled,
 //       chosen per call by `if (dump_level >= 1) { if (dump_level >= 2) ...level 2... else ...level 1... }`
 //   BM_scheduler_args_dump_floor<1|2>        the floor (bench/floor.hpp): the register write plus a
-//       memcpy of each captured tensor's bytes and of its 128-byte metadata record (level 1:
-//       256 + 128 B per task; level 2: 5 x (256 + 128) B)
+//       memcpy of each capture call's record (what the host cannot derive, record/args_call_record.hpp:
+//       32 B + 24 B per tensor) and of each captured tensor's bytes (level 1: 56 + 256 B per task;
+//       level 2: 128 + 4 x 256 and 56 + 256 B)
 //   BM_scheduler_args_dump_no_wait<1|2>      typed<N> on channels that hold the whole run
 //       (bench/no_wait_channels.hpp): the capture's own cost, no waiting for the host
 //
@@ -299,7 +300,7 @@ void BM_scheduler_args_dump_runtime_gated(benchmark::State& state) {
     state.SetLabel(dump_label(level));
 }
 
-// The floor: each captured tensor's bytes and its metadata record copied once.
+// The floor: each capture call's record and each captured tensor's bytes, copied once.
 template <int Level>
 void BM_scheduler_args_dump_floor(benchmark::State& state) {
     static_assert(Level == 1 || Level == 2);

@@ -77,17 +77,37 @@ struct dispatch_work {
     }
 };
 
-// The floor of one captured tensor: its metadata record and its bytes, copied once.
-inline void floor_copy(floor_arena& arena, const dump_task& t, std::uint64_t task, std::size_t i) {
-    dfx::args_dump_record r;
-    r.task_id = task;
-    r.arg_index = static_cast<std::uint32_t>(i);
-    r.payload_size = tensor_bytes;
-    r.shape[0] = static_cast<std::uint32_t>(tensor_bytes);
-    r.strides[0] = 1;
-    r.ndims = 1;
-    arena.put(r);
-    std::memcpy(arena.take(tensor_bytes), t.data[i].data(), tensor_bytes);
+// The floor of one capture call: what the host cannot derive, the call
+// record (record/args_call_record.hpp: a 32-byte header and a 24-byte entry
+// per one-dimensional tensor), and each captured tensor's bytes, copied once.
+template <std::size_t Tensors>
+void floor_call(floor_arena& arena, const dump_task& t, std::uint64_t task, const std::size_t (&slots)[Tensors]) {
+    struct entry {
+        std::uint64_t head;
+        std::uint64_t size;
+        std::uint32_t shape;
+        std::uint32_t stride;
+    };
+    struct call_bytes {
+        std::uint64_t task_id;
+        std::uint64_t batch;
+        std::int32_t kernel_ids[3];
+        std::uint32_t size;
+        entry entries[Tensors];
+    };
+    static_assert(sizeof(call_bytes) == 32 + 24 * Tensors);
+    call_bytes c;
+    c.task_id = task;
+    c.batch = task;
+    c.kernel_ids[0] = kernels[0];
+    c.kernel_ids[1] = kernels[1];
+    c.kernel_ids[2] = kernels[2];
+    c.size = static_cast<std::uint32_t>(24 * Tensors);
+    for (std::size_t k = 0; k < Tensors; ++k)
+        c.entries[k] = {slots[k] | std::uint64_t{1} << 8 | std::uint64_t{1} << 24, tensor_bytes,
+                        static_cast<std::uint32_t>(tensor_bytes), 1};
+    arena.put(c);
+    for (std::size_t k = 0; k < Tensors; ++k) std::memcpy(arena.take(tensor_bytes), t.data[slots[k]].data(), tensor_bytes);
     benchmark::ClobberMemory();
 }
 // What the floor copies before dispatch (level 1: the marked input; level 2: the 4 inputs)...
@@ -95,15 +115,15 @@ template <int Level>
 void floor_capture(floor_arena& arena, const dump_task& t, std::uint64_t task) {
     static_assert(Level == 1 || Level == 2);
     if constexpr (Level == 1) {
-        floor_copy(arena, t, task, 1);
+        floor_call(arena, t, task, {1});
     } else {
-        for (std::size_t i = 0; i < 4; ++i) floor_copy(arena, t, task, i);
+        floor_call(arena, t, task, {0, 1, 2, 3});
     }
 }
 // ...and after completion (level 2: the output).
 template <int Level>
 void floor_complete(floor_arena& arena, const dump_task& t, std::uint64_t task) {
-    if constexpr (Level == 2) floor_copy(arena, t, task, 4);
+    if constexpr (Level == 2) floor_call(arena, t, task, {4});
 }
 
 }  // namespace bench::args_dump
