@@ -35,7 +35,6 @@
 #include <cstdint>
 #include <cstring>
 
-#include "dfx/collect/sink.hpp"
 #include "dfx/collect/strided_gather.hpp"
 #include "dfx/record/args_call_record.hpp"
 #include "dfx/record/args_dump_records.hpp"

@@ -1,10 +1,10 @@
 // The host half of the args dump: per scheduler thread a channel of call
 // records (one per capture call, record/args_call_record.hpp) and a channel
 // of payload chunks; the chunks stream into args.bin as they are drained
-// (output/args_bin_stream.hpp), the call records are decoded into argument
-// records as they are drained (output/args_call_decoder.hpp) and kept, and at
-// the end args_dump.json is written with every argument resolved against the
-// file.
+// (output/args_bin_stream.hpp), the call records are checked and kept as
+// they come (a few bytes an argument), and at the end they are decoded into
+// argument records (output/args_call_decoder.hpp) and args_dump.json is
+// written with every argument resolved against the file.
 //
 //   dfx::channel_registry channels;
 //   dfx::args_dump_host host(level, prefix, {.scheduler_threads = n}, channels);
