@@ -169,7 +169,7 @@ inline run_result run_one(const run_request& rq) {
         orchestrator_thread.join();
         for (auto& s : schedulers) s.join();  // they return once every submitted task has completed
         for (std::uint32_t i = 0; i < c.core_count(); ++i) {
-            c.core(i).doorbell.store(doorbell_stop, std::memory_order_release);
+            c.core(i).doorbell.store(doorbell_stop, std::memory_order_seq_cst);  // as the dispatch's (scheduler.hpp)
             c.core(i).doorbell.notify_one();
         }
         for (auto& w : workers) w.join();

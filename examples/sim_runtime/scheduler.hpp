@@ -97,7 +97,15 @@ void run_scheduler(chip& c, View& view, unsigned me) {
                 o.core->block = block;
                 o.inflight = o.next_token++;
                 o.stamp = view.dispatching();
-                o.core->doorbell.store(o.inflight, std::memory_order_release);
+                // seq_cst, not release: libstdc++'s notify_one skips the futex
+                // wake when its waiter count reads 0, and on x86 a release
+                // store (a plain mov) may still sit in the store buffer when
+                // that count is read, so a worker entering wait() just then
+                // could sleep on a token it never sees (store-load reordering).
+                // A stream run once slept 15 minutes so, every thread waiting,
+                // and went on the moment gdb attached (which restarts futex
+                // waits, and a restarted wait sees the new token).
+                o.core->doorbell.store(o.inflight, std::memory_order_seq_cst);
                 o.core->doorbell.notify_one();
             }
             c.dispatches().fetch_add(hit, std::memory_order_relaxed);
