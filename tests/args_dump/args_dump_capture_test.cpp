@@ -412,6 +412,11 @@ TEST_CASE("a call record that does not decode is counted and named; the rest of 
     const auto entries = host.entries();
     REQUIRE(entries.size() == 1);
     CHECK(entries[0].record.task_id == 1);
+    // The manifest says so too: it is not written as if it were whole.
+    const auto json = host.write();
+    REQUIRE(!json.empty());
+    CHECK(dump_test::read_file(json).find("\"dropped_overwrite\": 0,\n  \"malformed_call_records\": 2,\n") !=
+          std::string::npos);
 }
 
 TEST_CASE("several scheduler threads under heavy backpressure: every byte arrives, each payload contiguous") {

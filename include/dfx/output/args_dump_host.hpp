@@ -185,6 +185,7 @@ public:
         args_dump_header header;
         header.level = level_;
         header.dropped_records = dropped_items(records_channel);
+        for (const thread_calls& kept : calls_) header.malformed_call_records += kept.malformed;
         bin_->commit();  // the payloads first: the manifest names them
         return write_args_dump_json_file(prefix_, header, all);
     }

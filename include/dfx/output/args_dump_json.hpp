@@ -36,6 +36,10 @@ struct args_dump_entry {
 struct args_dump_header {
     int level = 1;
     std::uint64_t dropped_records = 0;  // argument records lost in transport: absent from `args`
+    // Call records the host could not decode (a producer bug or corrupt
+    // memory): their arguments are absent, uncounted. Written only when not 0
+    // (the reference has no such key), so such a manifest never looks whole.
+    std::uint64_t malformed_call_records = 0;
 };
 
 // The reference's order: (task_id, stage, arg_index, role). Stable, so equal
@@ -157,6 +161,8 @@ inline void write_args_dump_json(text_writer& out, const args_dump_header& h, co
     out.raw("  \"truncated_args\": ").number(truncated).raw(",\n");
     out.raw("  \"dropped_records\": ").number(h.dropped_records).raw(",\n");
     out.raw("  \"dropped_overwrite\": ").number(overwritten).raw(",\n");
+    if (h.malformed_call_records > 0)
+        out.raw("  \"malformed_call_records\": ").number(h.malformed_call_records).raw(",\n");
     out.raw("  \"bin_file\": \"args.bin\",\n");
     out.raw("  \"args\": [");
     for (std::size_t i = 0; i < entries.size(); ++i) {
