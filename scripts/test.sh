@@ -2,8 +2,9 @@
 # Set up and run every test:
 #   * g++ with AddressSanitizer + UndefinedBehaviorSanitizer, all suites
 #   * clang++ at -O0 (warnings are errors there too), all suites, benchmarks' smoke tests included
-#   * g++ with ThreadSanitizer, the suites with threads: the transport and the
-#     converters' readers (scan-ahead / pipelined parsing, the trace writer thread)
+#   * g++ with ThreadSanitizer, the suites with threads: the transport, the
+#     session (its lanes' threads and its one drain thread) and the converters'
+#     readers (scan-ahead / pipelined parsing, the trace writer thread)
 #   * g++ at buildtype=release (-O3): dfx, dfx-sim and the tests g++ 12 warned in at -O3
 #   * clang++ with libFuzzer + ASan + UBSan, the fuzz suite (a bounded run per reader)
 # and finish with one plain line "N passed, N failed" over all builds.
@@ -74,7 +75,7 @@ line_tables=(-Ddebug=false -Dcpp_args=-g1)
 run_build gcc-asan-ubsan g++ "" -Dsanitizers=address,undefined "${line_tables[@]}" -Doptimization=g -Dbenchmarks=disabled \
   -Dconverters_one_unit=true -Dcpp_link_args=-no-pie
 run_build clang clang++ "" -Doptimization=0 "${line_tables[@]}"
-run_build gcc-tsan g++ "tests/transport/transport_tests:transport tests/convert_swimlane/convert_swimlane_tests:swimlane_unit
+run_build gcc-tsan g++ "tests/transport/transport_tests:transport tests/session/session_tests:session tests/convert_swimlane/convert_swimlane_tests:swimlane_unit
   tests/convert_deps/convert_deps_units:convert_deps_units" -Dsanitizers=thread -Doptimization=2 "${line_tables[@]}" -Dexamples=disabled \
   -Dconverters_one_unit=true
 # A user's plain release build (buildtype=release: -O3), warnings as errors,

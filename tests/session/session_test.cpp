@@ -179,3 +179,32 @@ TEST_CASE("an index outside the layout is an error naming the role; nothing is c
     CHECK(off.finish().collectors.empty());
     CHECK_FALSE(std::filesystem::exists(off_dir));
 }
+
+namespace {
+// Threads of this process, from /proc/self/task (one directory per thread).
+std::size_t thread_count() {
+    std::size_t n = 0;
+    for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) ++n;
+    return n;
+}
+}  // namespace
+
+TEST_CASE("a session drains all of its collectors with one thread, and none is left after finish") {
+    if (!std::filesystem::exists("/proc/self/task")) return;  // not Linux: nothing to count
+    const auto dir = fresh_dir("dfx_session_one_drain");
+    const std::size_t before = thread_count();
+    {
+        dfx::session<level4_deps_scopes, dfx::steady_clock_source> s{
+            {.cores = {dfx::core_type::aic, dfx::core_type::aiv}, .scheduler_threads = 1}, {.prefix = dir, .log = nullptr}};
+        CHECK(thread_count() == before + 1);  // three collectors, one drain thread
+        {
+            auto lane = s.worker(0);
+            lane.received(1, 1);
+            lane.started();
+            lane.ended();
+        }
+        CHECK(s.finish().complete());
+        CHECK(thread_count() == before);
+    }
+    CHECK(thread_count() == before);
+}

@@ -1,6 +1,7 @@
 // The host side of one capture, for a collector choice known at run time:
 // the host collectors the choice enables (and no others), the channels they
-// create, sized from the runtime's layout, the drain, and the artefacts.
+// create, sized from the runtime's layout, the drain (one thread for all of
+// them: transport/drain_group.hpp), and the artefacts.
 // dfx::session (session.hpp) is the typed face most runtimes use; the
 // simulator, which maps run-time flags onto compiled role guards, uses this
 // class directly.
@@ -44,6 +45,7 @@
 #include "dfx/schema/artefact_names.hpp"
 #include "dfx/session/session_summary.hpp"
 #include "dfx/transport/accounting.hpp"
+#include "dfx/transport/drain_group.hpp"
 #include "dfx/transport/transport_host.hpp"
 
 namespace dfx {
@@ -185,7 +187,10 @@ public:
         const std::filesystem::path& dir = set_->dir();
 
         // The session waits for its lanes itself (finish), so the hosts' own stop only drains.
-        const transport_options drain_only{.drain_threads = 1, .stop_timeout = std::chrono::milliseconds{0}};
+        // One drain thread for every host: each thread more is one more to wake
+        // on a machine whose cores the runtime's threads already fill.
+        const transport_options drain_only{
+            .drain_threads = 1, .stop_timeout = std::chrono::milliseconds{0}, .group = &drains_};
         if constexpr (Hosts::swimlane) if (choice_.swimlane_level > 0) {
             swimlane_layout sl;
             sl.core_types = layout_.cores;
@@ -371,7 +376,8 @@ private:
     bool finished_ = false;
     channel_registry channels_;
     std::optional<artefact_set> set_;  // before the hosts: the args dump writes into it until it is destroyed
-    // Hosts last: destroyed first (their drain threads write into themselves only).
+    drain_group drains_;               // before the hosts: they leave it when they stop
+    // Hosts last: destroyed first (their drain's passes write into themselves only).
     std::optional<detail::host_if<Hosts::swimlane, swimlane_host<>>> swimlane_;
     std::optional<detail::host_if<Hosts::dep_gen, dep_gen_host<>>> deps_;
     std::optional<detail::host_if<Hosts::scope_stats, scope_stats_host<>>> scopes_;

@@ -14,6 +14,11 @@
 // said "exited" (after publishing its last buffer) and its ready ring is
 // empty, so a record pushed late is still collected. A producer that has not
 // exited by the stop timeout is reported with the records still in its hands.
+//
+// With transport_options::group set, the host runs no thread of its own: its
+// channels are drained by the group's one thread, with the other members'
+// (drain_group.hpp), until stop(), which leaves the group and drains the
+// rest on the calling thread.
 #pragma once
 
 #include <atomic>
@@ -30,6 +35,7 @@
 #include "dfx/transport/accounting.hpp"
 #include "dfx/transport/backoff.hpp"
 #include "dfx/transport/channel.hpp"
+#include "dfx/transport/drain_group.hpp"
 #include "dfx/transport/memory_ops.hpp"
 #include "dfx/transport/packed_records.hpp"
 #include "dfx/transport/producer.hpp"
@@ -47,6 +53,10 @@ struct transport_options {
     // their buffers back sooner after a quiet spell (backoff.hpp). Held to
     // [20 us, 1 s].
     std::chrono::microseconds drain_idle_sleep_max{1'000};
+    // When set, the group's thread drains this host's channels with those of
+    // its other members, and drain_threads and drain_idle_sleep_max are not
+    // used (the group has its own). The group must outlive the host.
+    drain_group* group = nullptr;
 };
 
 template <class MemoryOps = host_memory>
@@ -125,18 +135,32 @@ public:
     }
 
     void start() {
-        if (!threads_.empty()) return;
+        if (!threads_.empty() || in_group_) return;
         stopping_.store(false, std::memory_order_relaxed);
+        if (options_.group) {
+            in_group_ = true;
+            options_.group->join(this, [](void* self) { return static_cast<transport_host*>(self)->drain_all(); });
+            return;
+        }
         for (std::uint32_t t = 0; t < options_.drain_threads; ++t)
-            threads_.emplace_back([this, t] { drain_loop(t); });
+            threads_.emplace_back([this, t] { drain_loop(t, options_.drain_threads); });
     }
 
     void stop() {
-        if (threads_.empty()) return;
+        if (threads_.empty() && !in_group_) return;
         deadline_ = std::chrono::steady_clock::now() + options_.stop_timeout;
         stopping_.store(true, std::memory_order_release);
-        for (auto& t : threads_) t.join();
-        threads_.clear();
+        if (in_group_) {
+            // Out of the group first (its thread no longer touches these
+            // channels once leave returns), then the same wait for the
+            // producers as a drain thread's, on this thread.
+            options_.group->leave(this);
+            in_group_ = false;
+            drain_loop(0, 1);
+        } else {
+            for (auto& t : threads_) t.join();
+            threads_.clear();
+        }
         // One last pass on this thread: anything a producer published after a
         // drain thread gave up (stop timeout) is still collected.
         for (auto& c : channels_) drain_channel(*c);
@@ -203,19 +227,27 @@ private:
         return state != static_cast<std::uint32_t>(producer_state::running) && c.view.ready_ring().empty();
     }
 
-    void drain_loop(std::uint32_t thread_index) {
+    // A drain group's pass: every channel once.
+    bool drain_all() {
+        bool any = false;
+        for (auto& c : channels_) any |= drain_channel(*c);
+        return any;
+    }
+
+    // Drains channels first, first + stride, ... until stop() and every one
+    // of them is finished (or the stop deadline passes).
+    void drain_loop(std::uint32_t first, std::uint32_t stride) {
         backoff idle(static_cast<unsigned>(options_.drain_idle_sleep_max.count()));
         for (;;) {
             bool any = false;
-            for (std::size_t i = thread_index; i < channels_.size(); i += options_.drain_threads)
-                any |= drain_channel(*channels_[i]);
+            for (std::size_t i = first; i < channels_.size(); i += stride) any |= drain_channel(*channels_[i]);
             if (any) {
                 idle.reset();
                 continue;
             }
             if (stopping_.load(std::memory_order_acquire)) {
                 bool all_finished = true;
-                for (std::size_t i = thread_index; i < channels_.size(); i += options_.drain_threads)
+                for (std::size_t i = first; i < channels_.size(); i += stride)
                     all_finished = all_finished && finished(*channels_[i]);
                 if (all_finished || std::chrono::steady_clock::now() >= deadline_) return;
             }
@@ -227,6 +259,7 @@ private:
     std::vector<std::unique_ptr<channel>> channels_;
     std::vector<std::thread> threads_;
     std::atomic<bool> stopping_{false};
+    bool in_group_ = false;  // started as a member of options_.group, not stopped yet
     std::chrono::steady_clock::time_point deadline_{};
 };
 
