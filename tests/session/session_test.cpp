@@ -189,22 +189,26 @@ std::size_t thread_count() {
 }
 }  // namespace
 
-TEST_CASE("a session drains all of its collectors with one thread, and none is left after finish") {
+TEST_CASE("a session drains all of its collectors with one thread, or one each when asked; none is left after finish") {
     if (!std::filesystem::exists("/proc/self/task")) return;  // not Linux: nothing to count
-    const auto dir = fresh_dir("dfx_session_one_drain");
-    const std::size_t before = thread_count();
-    {
-        dfx::session<level4_deps_scopes, dfx::steady_clock_source> s{
-            {.cores = {dfx::core_type::aic, dfx::core_type::aiv}, .scheduler_threads = 1}, {.prefix = dir, .log = nullptr}};
-        CHECK(thread_count() == before + 1);  // three collectors, one drain thread
+    for (const bool one_drain_thread : {true, false}) {
+        CAPTURE(one_drain_thread);
+        const auto dir = fresh_dir("dfx_session_one_drain");
+        const std::size_t before = thread_count();
         {
-            auto lane = s.worker(0);
-            lane.received(1, 1);
-            lane.started();
-            lane.ended();
+            dfx::session<level4_deps_scopes, dfx::steady_clock_source> s{
+                {.cores = {dfx::core_type::aic, dfx::core_type::aiv}, .scheduler_threads = 1},
+                {.prefix = dir, .log = nullptr, .one_drain_thread = one_drain_thread}};
+            CHECK(thread_count() == before + (one_drain_thread ? 1 : 3));  // three collectors
+            {
+                auto lane = s.worker(0);
+                lane.received(1, 1);
+                lane.started();
+                lane.ended();
+            }
+            CHECK(s.finish().complete());
+            CHECK(thread_count() == before);
         }
-        CHECK(s.finish().complete());
         CHECK(thread_count() == before);
     }
-    CHECK(thread_count() == before);
 }

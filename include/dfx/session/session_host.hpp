@@ -72,6 +72,11 @@ struct session_options {
     // (Simpler's a2a3 platform always writes 4.)
     std::uint32_t scheduler_pools = 0;
     args_dump_layout dump_sizes{};  // its scheduler_threads is taken from the layout
+    // Every collector drained by one host thread (transport/drain_group.hpp):
+    // one thread woken instead of one per collector. false: a thread per
+    // collector, so a sink that blocks (args.bin on a disk that stalls) holds
+    // up only its own collector's channels.
+    bool one_drain_thread = true;
 };
 
 // Which host collectors a session compiles: all of them for a choice made at
@@ -190,7 +195,9 @@ public:
         // One drain thread for every host: each thread more is one more to wake
         // on a machine whose cores the runtime's threads already fill.
         const transport_options drain_only{
-            .drain_threads = 1, .stop_timeout = std::chrono::milliseconds{0}, .group = &drains_};
+            .drain_threads = 1,
+            .stop_timeout = std::chrono::milliseconds{0},
+            .group = options_.one_drain_thread ? &drains_ : nullptr};
         if constexpr (Hosts::swimlane) if (choice_.swimlane_level > 0) {
             swimlane_layout sl;
             sl.core_types = layout_.cores;
