@@ -54,8 +54,9 @@ struct transport_options {
     // [20 us, 1 s].
     std::chrono::microseconds drain_idle_sleep_max{1'000};
     // When set, the group's thread drains this host's channels with those of
-    // its other members, and drain_threads and drain_idle_sleep_max are not
-    // used (the group has its own). The group must outlive the host.
+    // its other members: drain_threads is not used, and neither is
+    // drain_idle_sleep_max until stop() waits for the producers on the
+    // calling thread (the group has its own). The group must outlive the host.
     drain_group* group = nullptr;
 };
 
