@@ -79,8 +79,9 @@ line_tables=(-Ddebug=false -Dcpp_args=-g1)
 run_build gcc-asan-ubsan g++ "" -Dsanitizers=address,undefined "${line_tables[@]}" -Doptimization=g -Dbenchmarks=disabled \
   -Dconverters_one_unit=true -Dcpp_link_args=-no-pie
 # The mutation corpus's default sample runs in the release build below,
-# where dfx is fastest (about 30 s for its ~2,800 runs against 49 s at -O0);
-# the sanitizer build runs its own smaller sample.
+# where dfx is fastest (its ~2,800 runs in 30-48 s against 49 s at -O0; the
+# FIFO mutants' 10 s waits set its floor); the sanitizer build runs its own
+# smaller sample.
 run_build clang clang++ "!suite:mutation" -Doptimization=0 "${line_tables[@]}"
 run_build gcc-tsan g++ "tests/transport/transport_tests:transport tests/session/session_tests:session tests/convert_swimlane/convert_swimlane_tests:swimlane_unit
   tests/convert_deps/convert_deps_units:convert_deps_units" -Dsanitizers=thread -Doptimization=2 "${line_tables[@]}" -Dexamples=disabled \

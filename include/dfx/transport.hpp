@@ -6,6 +6,7 @@
 
 #include "dfx/transport/accounting.hpp"
 #include "dfx/transport/channel.hpp"
+#include "dfx/transport/drain_group.hpp"
 #include "dfx/transport/memory_ops.hpp"
 #include "dfx/transport/packed_records.hpp"
 #include "dfx/transport/producer.hpp"

@@ -3,7 +3,9 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <span>
@@ -69,10 +71,12 @@ TEST_CASE("a drain group: the channels of several hosts drained by one thread, e
     for (auto& p : producers) p.join();
     // Wait until the group has collected everything, so that what stop()
     // drains on this thread does not hide whether the group drained at all.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{60};
     for (bool all = false; !all;) {
         all = true;
         for (auto& m : members)
-            for (const auto& r : m->report()) all = all && r.collected == per_producer;
+            for (const auto& r : m->report()) all = all && r.collected + r.dropped == per_producer;
+        REQUIRE(std::chrono::steady_clock::now() < deadline);
         std::this_thread::yield();
     }
     for (auto& m : members) m->stop();
@@ -145,4 +149,44 @@ TEST_CASE("a group's thread starts with its first member and ends with its last,
         CHECK_FALSE(group.running());
         CHECK(received == 10'000);
     }
+}
+
+TEST_CASE("a member stopped while its producer still pushes waits for it and collects every record, in order") {
+    constexpr std::uint64_t total = 400'000;
+    dfx::drain_group group;
+    dfx::transport_options options;
+    options.group = &group;
+    dfx::transport_host<> host(options), other(options);  // another member keeps the group's thread busy
+    sink_log log, other_log;
+    auto ref = host.add_channel<numbered>("n", 0, 2, 64, [&](std::span<const numbered> rs) { log.take(rs, 7); });
+    auto other_ref = other.add_channel<numbered>("o", 0, 2, 64, [&](std::span<const numbered> rs) { other_log.take(rs, 8); });
+    host.start();
+    other.start();
+    std::thread producer([&] { produce(ref, 7, total); });
+    std::thread other_producer([&] { produce(other_ref, 8, total); });
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{60};
+    while (host.report().front().collected == 0) {
+        REQUIRE(std::chrono::steady_clock::now() < deadline);
+        std::this_thread::yield();
+    }
+    host.stop();  // the producer is still pushing: stop() drains on this thread until it has exited
+    producer.join();
+    CHECK(log.received == total);
+    CHECK(log.contiguous);
+    const auto t = dfx::totals(host.report());
+    CHECK(t.produced == total);
+    CHECK(t.collected == total);
+    CHECK(t.balanced());
+    other_producer.join();
+    other.stop();
+    CHECK(other_log.received == total);
+    CHECK(other_log.contiguous);
+
+    // And the same host again: it joins the group anew.
+    host.start();
+    CHECK(group.running());
+    produce(ref, 7, 1'000);
+    host.stop();
+    CHECK(log.received == total + 1'000);
+    CHECK_FALSE(group.running());
 }

@@ -149,15 +149,16 @@ public:
 
     void stop() {
         if (threads_.empty() && !in_group_) return;
-        deadline_ = std::chrono::steady_clock::now() + options_.stop_timeout;
-        stopping_.store(true, std::memory_order_release);
         if (in_group_) {
-            // Out of the group first (its thread no longer touches these
-            // channels once leave returns), then the same wait for the
-            // producers as a drain thread's, on this thread.
+            // Out of the group first: its thread no longer touches these
+            // channels once leave returns.
             options_.group->leave(this);
             in_group_ = false;
-            drain_loop(0, 1);
+        }
+        deadline_ = std::chrono::steady_clock::now() + options_.stop_timeout;
+        stopping_.store(true, std::memory_order_release);
+        if (threads_.empty()) {
+            drain_loop(0, 1);  // a group member: the same wait for the producers as a drain thread's, here
         } else {
             for (auto& t : threads_) t.join();
             threads_.clear();
@@ -201,12 +202,13 @@ private:
         std::atomic<std::uint64_t> collected{0};  // one drain thread writes it
     };
 
-    // Hands every ready buffer of the channel to its sink and recycles it.
-    bool drain_channel(channel& c) {
+    // Hands every ready buffer of the channel (at most `limit`) to its sink
+    // and recycles it.
+    bool drain_channel(channel& c, std::uint32_t limit = UINT32_MAX) {
         spsc_ring ready = c.view.ready_ring();
         bool any = false;
         std::uint32_t index = 0;
-        while (ready.try_pop(index)) {
+        for (std::uint32_t taken = 0; taken < limit && ready.try_pop(index); ++taken) {
             const std::uint32_t count = c.view.buffer(index).count;
             // Never past the buffer, whatever its header says.
             const std::uint64_t room = std::uint64_t{c.view.geometry().records_per_buffer} * c.view.geometry().record_size;
@@ -228,10 +230,12 @@ private:
         return state != static_cast<std::uint32_t>(producer_state::running) && c.view.ready_ring().empty();
     }
 
-    // A drain group's pass: every channel once.
+    // A drain group's pass: every channel once, at most as many buffers as
+    // it has (what was ready when the pass came), so a producer that keeps
+    // one channel busy cannot keep the group's thread from the others.
     bool drain_all() {
         bool any = false;
-        for (auto& c : channels_) any |= drain_channel(*c);
+        for (auto& c : channels_) any |= drain_channel(*c, c->view.geometry().buffer_count);
         return any;
     }
 
