@@ -41,6 +41,16 @@ void produce(dfx::channel_ref<numbered> ref, std::uint64_t producer, std::uint64
     for (std::uint64_t i = 0; i < count; ++i) out.push({i, producer});
 }
 
+// Yields until done() holds; the test fails after 60 s instead of hanging.
+template <class Done>
+void wait_until(Done done) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{60};
+    while (!done()) {
+        REQUIRE(std::chrono::steady_clock::now() < deadline);
+        std::this_thread::yield();
+    }
+}
+
 }  // namespace
 
 TEST_CASE("a drain group: the channels of several hosts drained by one thread, every record once, counted exactly") {
@@ -71,14 +81,12 @@ TEST_CASE("a drain group: the channels of several hosts drained by one thread, e
     for (auto& p : producers) p.join();
     // Wait until the group has collected everything, so that what stop()
     // drains on this thread does not hide whether the group drained at all.
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{60};
-    for (bool all = false; !all;) {
-        all = true;
+    wait_until([&] {
         for (auto& m : members)
-            for (const auto& r : m->report()) all = all && r.collected + r.dropped == per_producer;
-        REQUIRE(std::chrono::steady_clock::now() < deadline);
-        std::this_thread::yield();
-    }
+            for (const auto& r : m->report())
+                if (r.collected + r.dropped != per_producer) return false;
+        return true;
+    });
     for (auto& m : members) m->stop();
     CHECK_FALSE(group.running());
 
@@ -125,7 +133,7 @@ TEST_CASE("a member that stops leaves the group: its sink is not called again wh
         for (int i = 0; i < 64; ++i) late.push({0, 0});
     }
     produce(second_ref, 0, 50'000);
-    while (second_records.load() < 50'000) std::this_thread::yield();
+    wait_until([&] { return second_records.load() == 50'000; });
     CHECK(first_calls.load() == calls_at_stop);
     second.stop();
     CHECK_FALSE(group.running());
@@ -164,11 +172,7 @@ TEST_CASE("a member stopped while its producer still pushes waits for it and col
     other.start();
     std::thread producer([&] { produce(ref, 7, total); });
     std::thread other_producer([&] { produce(other_ref, 8, total); });
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{60};
-    while (host.report().front().collected == 0) {
-        REQUIRE(std::chrono::steady_clock::now() < deadline);
-        std::this_thread::yield();
-    }
+    wait_until([&] { return host.report().front().collected > 0; });
     host.stop();  // the producer is still pushing: stop() drains on this thread until it has exited
     producer.join();
     CHECK(log.received == total);

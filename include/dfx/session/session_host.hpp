@@ -1,7 +1,7 @@
 // The host side of one capture, for a collector choice known at run time:
 // the host collectors the choice enables (and no others), the channels they
-// create, sized from the runtime's layout, the drain (one thread for all of
-// them: transport/drain_group.hpp), and the artefacts.
+// create, sized from the runtime's layout, the drain (by default one thread
+// for all of them: transport/drain_group.hpp), and the artefacts.
 // dfx::session (session.hpp) is the typed face most runtimes use; the
 // simulator, which maps run-time flags onto compiled role guards, uses this
 // class directly.
