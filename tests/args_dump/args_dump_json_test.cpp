@@ -126,7 +126,8 @@ struct packed_buffer {
     std::vector<std::byte> bytes;
     std::uint32_t count = 0;
 
-    packed_buffer(std::initializer_list<chunk_spec> chunks) {
+    packed_buffer(std::initializer_list<chunk_spec> chunks) : packed_buffer(std::vector<chunk_spec>(chunks)) {}
+    explicit packed_buffer(const std::vector<chunk_spec>& chunks) {
         for (const chunk_spec& c : chunks) {
             const std::size_t at = bytes.size();
             bytes.resize(at + dfx::packed_stride<dfx::args_payload_chunk>(c.size));
@@ -223,6 +224,50 @@ TEST_CASE("args.bin: a buffer of consecutive batches goes out as one run; a batc
     CHECK(bytes.substr(50 + full, full) == std::string(full, 'c'));
     CHECK(bytes.substr(50 + 2 * full, 5) == std::string(5, 'd'));
     CHECK(bytes.substr(55 + 2 * full, 7) == std::string(7, 'e'));
+}
+
+TEST_CASE("args.bin: tens of thousands of batches from two producers, buffer by buffer, land where locate says") {
+    // Far more batches than the first block of a producer's batch list holds,
+    // the two lists growing in turn, with one batch missing its second chunk.
+    const auto dir = dump_test::fresh_prefix("bin_stream_many");
+    constexpr std::uint64_t batches = 20'000, per_buffer = 500, gapped = 12'345;
+    const auto size_of = [](std::uint64_t b) { return static_cast<std::uint32_t>(1 + b % 97); };
+    const auto fill_of = [](std::uint32_t producer, std::uint64_t b) { return static_cast<char>('a' + (b + producer) % 26); };
+    std::vector<std::uint64_t> at[2];
+    {
+        dfx::args_bin_stream bin(dir / "args.bin", 2);
+        for (std::uint64_t first = 0; first < batches; first += per_buffer) {
+            for (std::uint32_t producer : {0u, 1u}) {
+                std::vector<chunk_spec> chunks;
+                for (std::uint64_t b = first; b < first + per_buffer; ++b) {
+                    const std::uint32_t size = size_of(b);
+                    if (producer == 1 && b == gapped) {  // two chunks, the second lost
+                        chunks.push_back(chunk(b, size + 100, 0, size, fill_of(producer, b)));
+                        continue;
+                    }
+                    chunks.push_back(chunk(b, size, 0, size, fill_of(producer, b)));
+                }
+                bin.consume(producer, packed_buffer(chunks).records());
+            }
+        }
+        REQUIRE(bin.error().empty());
+        for (std::uint32_t producer : {0u, 1u}) {
+            for (std::uint64_t b = 0; b < batches; ++b) {
+                const auto where = bin.locate(producer, b, 0, size_of(b));
+                REQUIRE(where.has_value());
+                at[producer].push_back(*where);
+            }
+        }
+        CHECK_FALSE(bin.locate(1, gapped, 0, size_of(gapped) + 1).has_value());  // into the lost chunk
+        CHECK_FALSE(bin.locate(0, batches, 0, 1).has_value());                   // never sent
+        bin.commit();
+    }
+    const std::string bytes = dump_test::read_file(dir / "args.bin");
+    std::uint64_t mismatched = 0;
+    for (std::uint32_t producer : {0u, 1u})
+        for (std::uint64_t b = 0; b < batches; ++b)
+            mismatched += bytes.compare(at[producer][b], size_of(b), std::string(size_of(b), fill_of(producer, b))) != 0;
+    CHECK(mismatched == 0);
 }
 
 TEST_CASE("args.bin: a malformed packed buffer is reported and nothing past the bad chunk is read") {

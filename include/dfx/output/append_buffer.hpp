@@ -96,6 +96,7 @@ public:
     }
 
     const std::byte* data() const noexcept { return data_; }
+    std::byte* data() noexcept { return data_; }
     std::size_t size() const noexcept { return size_; }
     bool empty() const noexcept { return size_ == 0; }
     std::span<const std::byte> bytes() const noexcept { return {data_, size_}; }
@@ -107,6 +108,14 @@ public:
         static_assert(alignof(Record) <= alignof(std::max_align_t), "dfx::append_buffer: over-aligned record");
         if (data_ == nullptr) return {};
         return {reinterpret_cast<const Record*>(data_), size_ / sizeof(Record)};
+    }
+    // The same, to update records in place (moved by the next append).
+    template <class Record>
+    std::span<Record> as() noexcept {
+        static_assert(std::is_trivially_copyable_v<Record>, "dfx::append_buffer holds records copied as bytes");
+        static_assert(alignof(Record) <= alignof(std::max_align_t), "dfx::append_buffer: over-aligned record");
+        if (data_ == nullptr) return {};
+        return {reinterpret_cast<Record*>(data_), size_ / sizeof(Record)};
     }
 
 private:

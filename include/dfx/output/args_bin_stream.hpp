@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -41,6 +42,7 @@
 #include <unistd.h>
 
 #include "dfx/io/atomic_file.hpp"
+#include "dfx/output/append_buffer.hpp"
 #include "dfx/output/artefact_file.hpp"
 #include "dfx/output/output_error.hpp"
 #include "dfx/record/args_dump_records.hpp"
@@ -144,9 +146,10 @@ public:
                                         std::uint64_t size) const {
         if (producer >= producers_.size()) return std::nullopt;
         const producer_state& p = producers_[producer];
-        const auto it = std::lower_bound(p.batches.begin(), p.batches.end(), batch,
+        const std::span<const batch_state> batches = p.batches.all();
+        const auto it = std::lower_bound(batches.begin(), batches.end(), batch,
                                          [](const batch_state& b, std::uint64_t id) { return b.batch < id; });
-        if (it == p.batches.end() || it->batch != batch || offset + size > it->size) return std::nullopt;
+        if (it == batches.end() || it->batch != batch || offset + size > it->size) return std::nullopt;
         if (!contains(p, *it, offset, offset + size)) return std::nullopt;
         return it->file_offset + offset;
     }
@@ -203,8 +206,31 @@ private:
         bool gapped = false;            // a chunk is missing: the exact ranges are in producer_state::gaps
     };
 
+    // One producer's batches, in arrival order (which is batch order): one a
+    // capture call, so hundreds of thousands in a run. In an append_buffer
+    // rather than a vector, whose doublings copied every batch again and
+    // faulted in twice its memory, on the drain thread that all of a
+    // session's collectors share (perf of dfx-sim's stream workload with
+    // every collector on: a seventh of that thread's samples).
+    class batch_list {
+    public:
+        batch_state& push_back(const batch_state& b) {
+            std::memcpy(bytes_.extend(sizeof b), &b, sizeof b);
+            return back();
+        }
+        [[nodiscard]] bool empty() const noexcept { return bytes_.empty(); }
+        [[nodiscard]] std::span<batch_state> all() noexcept { return bytes_.as<batch_state>(); }
+        [[nodiscard]] std::span<const batch_state> all() const noexcept { return bytes_.as<batch_state>(); }
+        [[nodiscard]] batch_state& back() noexcept { return all().back(); }
+        [[nodiscard]] batch_state& operator[](std::size_t i) noexcept { return all()[i]; }
+        [[nodiscard]] batch_state* data() noexcept { return all().data(); }
+
+    private:
+        append_buffer bytes_;
+    };
+
     struct producer_state {
-        std::vector<batch_state> batches;  // in arrival order, which is batch order
+        batch_list batches;
         std::map<std::uint64_t, std::vector<std::pair<std::uint64_t, std::uint64_t>>> gaps;  // batch -> written ranges
     };
 
@@ -227,8 +253,7 @@ private:
         b.batch = c.batch;
         b.size = c.batch_size;
         b.file_offset = next_offset_.fetch_add(c.batch_size, std::memory_order_relaxed);
-        p.batches.push_back(b);
-        return &p.batches.back();
+        return &p.batches.push_back(b);
     }
 
     void mark_written(producer_state& p, batch_state& b, std::uint64_t begin, std::uint64_t end) {
