@@ -9,6 +9,7 @@
 //   BM_convert_swimlane_perfetto/<tasks> the same trace as Perfetto protobuf (--format perfetto), to a file
 //   BM_convert_sched_overhead/<tasks>  dfx sched-overhead records (deps.json beside it)
 //   BM_convert_deps_text/<tasks>       dfx deps deps.json -> text report
+//   BM_convert_critical_path/<tasks>   dfx critical-path over the same capture -> the report (to /dev/null)
 //   BM_convert_scope_stats/<tasks>     dfx scope-stats scope_stats.jsonl -> HTML report
 //
 // bytes_per_second is input bytes over wall time; counters: input_MB,
@@ -49,6 +50,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -164,12 +166,30 @@ fs::path swimlane_capture(std::uint64_t tasks) {
                   [&](const fs::path& d) { bench_inputs::write_swimlane_capture(d, tasks); });
 }
 
+// dfx critical-path looks for a run directory holding the records, deps.json
+// and a name map: the capture's two files linked into a directory of their
+// own, with a name map of the generator's kernel ids (0-12). (Not beside
+// the capture: the swimlane benchmarks must not find a name map there.)
+fs::path critical_path_capture(std::uint64_t tasks) {
+    const fs::path capture = swimlane_capture(tasks);
+    return cached("critical-path-v1-" + std::to_string(tasks), [&](const fs::path& d) {
+        fs::create_directories(d);
+        for (const char* f : {"chip_swimlane_records.json", "deps.json"}) fs::create_symlink(capture / f, d / f);
+        std::FILE* map = std::fopen((d / "name_map.json").c_str(), "w");
+        if (map == nullptr) throw std::runtime_error("cannot write " + (d / "name_map.json").string());
+        std::fputs("{\"callable_id_to_name\": {", map);
+        for (int id = 0; id <= 12; ++id) std::fprintf(map, "%s\"%d\": \"kernel_%d\"", id ? ", " : "", id, id);
+        std::fputs("}}\n", map);
+        if (std::fclose(map) != 0) throw std::runtime_error("cannot write " + (d / "name_map.json").string());
+    });
+}
+
 fs::path scope_stats_capture(std::uint64_t tasks) {
     return cached("scope-stats-v1-" + std::to_string(tasks),
                   [&](const fs::path& d) { bench_inputs::write_scope_stats(d / "scope_stats.jsonl", tasks); });
 }
 
-enum class tool { swimlane, swimlane_to_null, swimlane_perfetto, sched_overhead, deps_text, scope_stats };
+enum class tool { swimlane, swimlane_to_null, swimlane_perfetto, sched_overhead, deps_text, critical_path, scope_stats };
 
 // A child's wait status in words, for a failed run's message.
 std::string status_text(int status) {
@@ -234,6 +254,13 @@ void BM_convert(benchmark::State& state, tool t, std::uint64_t tasks) {
             read_too = {dir / "chip_swimlane_records.json"};  // the perf sidecar beside it
             output = dir / "deps_viewer.txt";
             args = {dfx_exe, "deps", inputs[0].string(), "-o", output.string()};
+            break;
+        case tool::critical_path:
+            dir = critical_path_capture(tasks);
+            inputs = {dir / "chip_swimlane_records.json", dir / "deps.json"};
+            // The report to stdout (the child's is /dev/null): no report
+            // file is left in the cached directory.
+            args = {dfx_exe, "critical-path", dir.string(), "-o", "-"};
             break;
         case tool::scope_stats:
             dir = scope_stats_capture(tasks);
@@ -302,6 +329,7 @@ void register_all() {
                                                   {"BM_convert_swimlane_perfetto", tool::swimlane_perfetto},
                                                   {"BM_convert_sched_overhead", tool::sched_overhead},
                                                   {"BM_convert_deps_text", tool::deps_text},
+                                                  {"BM_convert_critical_path", tool::critical_path},
                                                   {"BM_convert_scope_stats", tool::scope_stats}};
     for (const auto& [name, t] : tools)
         for (const std::uint64_t n : sizes) {

@@ -30,6 +30,7 @@ TOOL_TITLE = {
     "swimlane_perfetto": "dfx swimlane --format perfetto (records + deps.json -> Perfetto protobuf trace)",
     "sched_overhead": "dfx sched-overhead",
     "deps_text": "dfx deps (text)",
+    "critical_path": "dfx critical-path (records + deps.json + name map -> report)",
     "scope_stats": "dfx scope-stats (HTML)",
 }
 STAMP = re.compile(r"^BM_(worker|scheduler|orchestrator)(?:_([a-z_]+?))?_(plain|typed|runtime_gated|floor|no_wait)(?:<([^>]*)>)?(?:/(\d+))?(?:/iterations:\d+)?$")
@@ -282,7 +283,8 @@ def convert_section(runs, out_dir):
             "The reference column is "
             "../shared/spec/reference-performance.md (same machine class; its inputs are of the same shape, "
             "about 5-25 % larger per task).\n"]
-    for tool in ["swimlane", "swimlane_to_null", "swimlane_perfetto", "sched_overhead", "deps_text", "scope_stats"]:
+    for tool in ["swimlane", "swimlane_to_null", "swimlane_perfetto", "sched_overhead", "deps_text", "critical_path",
+                 "scope_stats"]:
         if tool not in data:
             continue
         # The traces: their size, and the protobuf's against the JSON's of the same input.
