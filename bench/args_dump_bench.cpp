@@ -32,6 +32,8 @@
 //       memcpy of each capture call's record (what the host cannot derive, record/args_call_record.hpp:
 //       32 B + 24 B per tensor) and of each captured tensor's bytes (level 1: 56 + 256 B per task;
 //       level 2: 128 + 4 x 256 and 56 + 256 B)
+//   BM_scheduler_args_dump_floor_run<1|2>    the same copies over the footprint of a run held whole
+//       (bench/floor.hpp, run_arena): each byte written once, as no_wait's channels are
 //   BM_scheduler_args_dump_no_wait<1|2>      typed<N> on channels that hold the whole run
 //       (bench/no_wait_channels.hpp): the capture's own cost, no waiting for the host
 //
@@ -319,6 +321,26 @@ void BM_scheduler_args_dump_floor(benchmark::State& state) {
 
 constexpr std::int64_t no_wait_tasks = 20'000;
 
+// The floor over a run's footprint (bench/floor.hpp, run_arena): the same
+// copies as BM_scheduler_args_dump_floor, into memory as large as the run
+// copies, each byte written once, as no_wait's channels are.
+template <int Level>
+void BM_scheduler_args_dump_floor_run(benchmark::State& state) {
+    static_assert(Level == 1 || Level == 2);
+    constexpr std::size_t floor_bytes_per_task = Level == 2 ? 128 + 4 * 256 + 56 + 256 : 56 + 256;
+    bench::run_arena arena(static_cast<std::size_t>(no_wait_tasks) * floor_bytes_per_task);
+    dump_task t;
+    dispatch_work w;
+    std::uint64_t task = 0;
+    for (auto _ : state) {
+        ++task;
+        bench::args_dump::floor_capture<Level>(arena, t, task);
+        w.dispatch(task);
+        bench::args_dump::floor_complete<Level>(arena, t, task);
+    }
+    state.SetLabel(dump_label(Level));
+}
+
 template <int Level>
 void BM_scheduler_args_dump_no_wait(benchmark::State& state) {
     // Per task: call records (one per capture call that writes: 2 or 1, of
@@ -355,6 +377,8 @@ BENCHMARK_TEMPLATE(BM_scheduler_args_dump_typed, 2);
 BENCHMARK(BM_scheduler_args_dump_runtime_gated)->Arg(0)->Arg(1)->Arg(2);
 BENCHMARK_TEMPLATE(BM_scheduler_args_dump_floor, 1);
 BENCHMARK_TEMPLATE(BM_scheduler_args_dump_floor, 2);
+BENCHMARK_TEMPLATE(BM_scheduler_args_dump_floor_run, 1)->Iterations(no_wait_tasks);
+BENCHMARK_TEMPLATE(BM_scheduler_args_dump_floor_run, 2)->Iterations(no_wait_tasks);
 BENCHMARK_TEMPLATE(BM_scheduler_args_dump_no_wait, 1)->Iterations(no_wait_tasks);
 BENCHMARK_TEMPLATE(BM_scheduler_args_dump_no_wait, 2)->Iterations(no_wait_tasks);
 

@@ -80,8 +80,8 @@ struct dispatch_work {
 // The floor of one capture call: what the host cannot derive, the call
 // record (record/args_call_record.hpp: a 32-byte header and a 24-byte entry
 // per one-dimensional tensor), and each captured tensor's bytes, copied once.
-template <std::size_t Tensors>
-void floor_call(floor_arena& arena, const dump_task& t, std::uint64_t task, const std::size_t (&slots)[Tensors]) {
+template <std::size_t Tensors, class Arena>
+void floor_call(Arena& arena, const dump_task& t, std::uint64_t task, const std::size_t (&slots)[Tensors]) {
     struct entry {
         std::uint64_t head;
         std::uint64_t size;
@@ -111,8 +111,8 @@ void floor_call(floor_arena& arena, const dump_task& t, std::uint64_t task, cons
     benchmark::ClobberMemory();
 }
 // What the floor copies before dispatch (level 1: the marked input; level 2: the 4 inputs)...
-template <int Level>
-void floor_capture(floor_arena& arena, const dump_task& t, std::uint64_t task) {
+template <int Level, class Arena>
+void floor_capture(Arena& arena, const dump_task& t, std::uint64_t task) {
     static_assert(Level == 1 || Level == 2);
     if constexpr (Level == 1) {
         floor_call(arena, t, task, {1});
@@ -121,8 +121,8 @@ void floor_capture(floor_arena& arena, const dump_task& t, std::uint64_t task) {
     }
 }
 // ...and after completion (level 2: the output).
-template <int Level>
-void floor_complete(floor_arena& arena, const dump_task& t, std::uint64_t task) {
+template <int Level, class Arena>
+void floor_complete(Arena& arena, const dump_task& t, std::uint64_t task) {
     if constexpr (Level == 2) floor_call(arena, t, task, {4});
 }
 

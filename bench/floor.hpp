@@ -15,7 +15,9 @@
 #include <benchmark/benchmark.h>
 
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 
 namespace bench {
 
@@ -41,6 +43,44 @@ struct floor_arena {
         std::memcpy(take(sizeof(T)), &value, sizeof(T));
         benchmark::ClobberMemory();
     }
+};
+
+// The same copies spread over a whole run: an arena as large as everything
+// a run copies, each byte written once and never reused, as channels that
+// hold the whole run are (bench/no_wait_channels.hpp), and faulted in
+// before the timed loop as their buffers are. Its stores miss the caches as
+// a no_wait benchmark's do, where floor_arena's stay in L2: the floor for
+// comparing against a no_wait run.
+//
+//   bench::run_arena arena(tasks * bytes_per_task);
+class run_arena {
+public:
+    explicit run_arena(std::size_t bytes)
+        : bytes_((bytes + 63) / 64 * 64), data_(static_cast<std::byte*>(std::aligned_alloc(64, bytes_))) {
+        if (data_ == nullptr) throw std::bad_alloc();
+        std::memset(data_, 0, bytes_);  // faulted in now, not in the timed loop
+        benchmark::DoNotOptimize(data_);
+    }
+    run_arena(const run_arena&) = delete;
+    run_arena& operator=(const run_arena&) = delete;
+    ~run_arena() { std::free(data_); }
+
+    std::byte* take(std::size_t n) {
+        if (at_ + n > bytes_) at_ = 0;  // (sized for the run: only a longer run wraps)
+        std::byte* p = data_ + at_;
+        at_ += n;
+        return p;
+    }
+    template <class T>
+    void put(const T& value) {
+        std::memcpy(take(sizeof(T)), &value, sizeof(T));
+        benchmark::ClobberMemory();
+    }
+
+private:
+    std::size_t bytes_;
+    std::byte* data_;
+    std::size_t at_ = 0;
 };
 
 }  // namespace bench
