@@ -327,7 +327,11 @@ constexpr std::int64_t no_wait_tasks = 20'000;
 template <int Level>
 void BM_scheduler_args_dump_floor_run(benchmark::State& state) {
     static_assert(Level == 1 || Level == 2);
-    constexpr std::size_t floor_bytes_per_task = Level == 2 ? 128 + 4 * 256 + 56 + 256 : 56 + 256;
+    // What floor_capture and floor_complete copy (args_dump_task.hpp,
+    // floor_call): per call 32 bytes and 24 per tensor, and the tensors' bytes.
+    constexpr std::size_t call_of_one = 32 + 24 + bench::args_dump::tensor_bytes;
+    constexpr std::size_t floor_bytes_per_task =
+        Level == 2 ? (32 + 4 * 24 + 4 * bench::args_dump::tensor_bytes) + call_of_one : call_of_one;
     bench::run_arena arena(static_cast<std::size_t>(no_wait_tasks) * floor_bytes_per_task);
     dump_task t;
     dispatch_work w;

@@ -169,12 +169,16 @@ fs::path swimlane_capture(std::uint64_t tasks) {
 // dfx critical-path looks for a run directory holding the records, deps.json
 // and a name map: the capture's two files linked into a directory of their
 // own, with a name map of the generator's kernel ids (0-12). (Not beside
-// the capture: the swimlane benchmarks must not find a name map there.)
+// the capture: the swimlane benchmarks must not find a name map there.) The
+// directory is named after the capture it links, and its links are relative
+// (../<capture>/<file>), so they follow the inputs directory wherever it is
+// and a new capture version gets a directory of its own.
 fs::path critical_path_capture(std::uint64_t tasks) {
     const fs::path capture = swimlane_capture(tasks);
-    return cached("critical-path-v1-" + std::to_string(tasks), [&](const fs::path& d) {
+    return cached("critical-path-of-" + capture.filename().string(), [&](const fs::path& d) {
         fs::create_directories(d);
-        for (const char* f : {"chip_swimlane_records.json", "deps.json"}) fs::create_symlink(capture / f, d / f);
+        for (const char* f : {"chip_swimlane_records.json", "deps.json"})
+            fs::create_symlink(fs::path("..") / capture.filename() / f, d / f);
         std::FILE* map = std::fopen((d / "name_map.json").c_str(), "w");
         if (map == nullptr) throw std::runtime_error("cannot write " + (d / "name_map.json").string());
         std::fputs("{\"callable_id_to_name\": {", map);

@@ -22,8 +22,9 @@
 namespace bench {
 
 // 1 MiB, written sequentially and reused: about what a channel's buffers
-// span, so the floor's stores miss the caches about as often as the
-// collector's do.
+// span when the host recycles them, so the floor's stores miss the caches
+// about as often as a collector's do on a live channel (they mostly stay in
+// L2). Against channels that hold a whole run (no_wait), run_arena below.
 struct floor_arena {
     static constexpr std::size_t bytes = std::size_t{1} << 20;
     alignas(64) std::byte data[bytes];

@@ -228,12 +228,16 @@ TEST_CASE("args.bin: a buffer of consecutive batches goes out as one run; a batc
 
 TEST_CASE("args.bin: tens of thousands of batches from two producers, buffer by buffer, land where locate says") {
     // Far more batches than the first block of a producer's batch list holds,
-    // the two lists growing in turn, with one batch missing its second chunk.
+    // the two lists growing in turn (and within a buffer's run of chunks).
+    // Past the first block: a batch cut short (its last chunk never comes)
+    // and one missing its middle chunk (its written ranges kept apart).
     const auto dir = dump_test::fresh_prefix("bin_stream_many");
-    constexpr std::uint64_t batches = 20'000, per_buffer = 500, gapped = 12'345;
+    constexpr std::uint32_t full = dfx::args_payload_chunk_bytes;
+    constexpr std::uint64_t batches = 20'000, per_buffer = 500, cut_short = 12'345, holed = 15'001;
     const auto size_of = [](std::uint64_t b) { return static_cast<std::uint32_t>(1 + b % 97); };
     const auto fill_of = [](std::uint32_t producer, std::uint64_t b) { return static_cast<char>('a' + (b + producer) % 26); };
     std::vector<std::uint64_t> at[2];
+    std::uint64_t holed_at = 0;
     {
         dfx::args_bin_stream bin(dir / "args.bin", 2);
         for (std::uint64_t first = 0; first < batches; first += per_buffer) {
@@ -241,11 +245,15 @@ TEST_CASE("args.bin: tens of thousands of batches from two producers, buffer by 
                 std::vector<chunk_spec> chunks;
                 for (std::uint64_t b = first; b < first + per_buffer; ++b) {
                     const std::uint32_t size = size_of(b);
-                    if (producer == 1 && b == gapped) {  // two chunks, the second lost
-                        chunks.push_back(chunk(b, size + 100, 0, size, fill_of(producer, b)));
-                        continue;
+                    const char fill = fill_of(producer, b);
+                    if (producer == 1 && b == cut_short) {
+                        chunks.push_back(chunk(b, size + 100, 0, size, fill));
+                    } else if (producer == 0 && b == holed) {
+                        chunks.push_back(chunk(b, 2 * full + size, 0, full, fill));
+                        chunks.push_back(chunk(b, 2 * full + size, 2 * full, size, fill));
+                    } else {
+                        chunks.push_back(chunk(b, size, 0, size, fill));
                     }
-                    chunks.push_back(chunk(b, size, 0, size, fill_of(producer, b)));
                 }
                 bin.consume(producer, packed_buffer(chunks).records());
             }
@@ -253,21 +261,28 @@ TEST_CASE("args.bin: tens of thousands of batches from two producers, buffer by 
         REQUIRE(bin.error().empty());
         for (std::uint32_t producer : {0u, 1u}) {
             for (std::uint64_t b = 0; b < batches; ++b) {
-                const auto where = bin.locate(producer, b, 0, size_of(b));
+                const auto where = bin.locate(producer, b, 0, producer == 0 && b == holed ? full : size_of(b));
                 REQUIRE(where.has_value());
                 at[producer].push_back(*where);
             }
         }
-        CHECK_FALSE(bin.locate(1, gapped, 0, size_of(gapped) + 1).has_value());  // into the lost chunk
-        CHECK_FALSE(bin.locate(0, batches, 0, 1).has_value());                   // never sent
+        CHECK_FALSE(bin.locate(1, cut_short, 0, size_of(cut_short) + 1).has_value());  // into what never came
+        holed_at = at[0][holed];
+        CHECK_FALSE(bin.locate(0, holed, full - 1, 2).has_value());  // into the missing chunk
+        CHECK(bin.locate(0, holed, 2 * full, size_of(holed)) == holed_at + 2 * full);  // the chunk after it
+        CHECK_FALSE(bin.locate(0, batches, 0, 1).has_value());  // never sent
         bin.commit();
     }
     const std::string bytes = dump_test::read_file(dir / "args.bin");
     std::uint64_t mismatched = 0;
     for (std::uint32_t producer : {0u, 1u})
-        for (std::uint64_t b = 0; b < batches; ++b)
-            mismatched += bytes.compare(at[producer][b], size_of(b), std::string(size_of(b), fill_of(producer, b))) != 0;
+        for (std::uint64_t b = 0; b < batches; ++b) {
+            const std::uint32_t size = producer == 0 && b == holed ? full : size_of(b);
+            mismatched += bytes.compare(at[producer][b], size, std::string(size, fill_of(producer, b))) != 0;
+        }
     CHECK(mismatched == 0);
+    CHECK(bytes.compare(holed_at + full, full, std::string(full, '\0')) == 0);  // the missing chunk reads as zeros
+    CHECK(bytes.compare(holed_at + 2 * full, size_of(holed), std::string(size_of(holed), fill_of(0, holed))) == 0);
 }
 
 TEST_CASE("args.bin: a malformed packed buffer is reported and nothing past the bad chunk is read") {

@@ -96,7 +96,6 @@ public:
     }
 
     const std::byte* data() const noexcept { return data_; }
-    std::byte* data() noexcept { return data_; }
     std::size_t size() const noexcept { return size_; }
     bool empty() const noexcept { return size_ == 0; }
     std::span<const std::byte> bytes() const noexcept { return {data_, size_}; }

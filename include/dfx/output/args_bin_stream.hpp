@@ -214,7 +214,8 @@ private:
     // every collector on: a seventh of that thread's samples).
     class batch_list {
     public:
-        batch_state& push_back(const batch_state& b) {
+        // (By value: a reference into the list would not survive its growth.)
+        batch_state& push_back(batch_state b) {
             std::memcpy(bytes_.extend(sizeof b), &b, sizeof b);
             return back();
         }
