@@ -36,6 +36,9 @@
 //       (bench/floor.hpp, run_arena): each byte written once, as no_wait's channels are
 //   BM_scheduler_args_dump_no_wait<1|2>      typed<N> on channels that hold the whole run
 //       (bench/no_wait_channels.hpp): the capture's own cost, no waiting for the host
+//   BM_scheduler_args_dump_minimal<1|2>      the same channels, written by the least capture this
+//       design allows for this task (args_dump_task.hpp, minimal_call): the same bytes as no_wait<N>
+//       (checked before the loop), without the general capture's decisions
 //
 // so typed<N> - plain is what the compiled dump costs at level N,
 // runtime_gated/N - plain what the reference's shape costs (runtime_gated/0:
@@ -367,6 +370,67 @@ void BM_scheduler_args_dump_no_wait(benchmark::State& state) {
     state.SetLabel(dump_label(Level));
 }
 
+// The bytes a dump writes for `tasks` tasks, call records then chunks: the
+// compiled capture (minimal = false) or args_dump_task.hpp's minimal_call.
+template <int Level>
+std::string dump_bytes(bool minimal, std::uint64_t tasks) {
+    std::string bytes[2];
+    dfx::transport_host<> host;
+    // Each record's header and payload (not the padding to its next cache line).
+    const auto keep = [](std::string* into) {
+        return [into]<class Record>(dfx::packed_records<Record> records) {
+            for (dfx::packed_cursor<Record> at(records); const Record* r = at.peek(); at.advance())
+                into->append(reinterpret_cast<const char*>(r), sizeof(Record) + r->packed_payload_bytes());
+        };
+    };
+    auto calls = host.add_channel<dfx::args_call_record>("calls", 0, 4, 64, keep(&bytes[0]));
+    auto chunks = host.add_channel<dfx::args_payload_chunk>("chunks", 0, 4, 64, keep(&bytes[1]));
+    dump_sink<Level> sink(calls, chunks);
+    dump_task t;
+    {
+        dump_view<Level> view{&sink};
+        for (std::uint64_t task = 1; task <= tasks; ++task) {
+            if (minimal) {
+                bench::args_dump::minimal_capture<Level>(sink, t, task);
+                bench::args_dump::minimal_complete<Level>(sink, t, task);
+            } else {
+                view.before_dispatch(task, kernels, t.args);
+                view.after_completion(task, kernels, t.args);
+            }
+        }
+    }
+    sink.finish();
+    host.start();
+    host.stop();
+    return bytes[0] + bytes[1];
+}
+
+// no_wait<Level>'s loop with the capture replaced by minimal_call, which must
+// write exactly what the capture writes (else the benchmark fails).
+template <int Level>
+void BM_scheduler_args_dump_minimal(benchmark::State& state) {
+    const std::string captured = dump_bytes<Level>(false, 8);
+    if (captured.empty() || dump_bytes<Level>(true, 8) != captured) {
+        ++failed_checks;
+        state.SkipWithError("minimal_call does not write what the capture writes");
+        return;
+    }
+    const std::vector<std::uint64_t> per_task = Level == 2 ? std::vector<std::uint64_t>{2, 2} : std::vector<std::uint64_t>{1, 1};
+    bench::no_wait_channels<dump_sink<Level>> channels(no_wait_tasks, per_task, {Level == 2 ? 128u : 64u});
+    dump_task t;
+    dispatch_work w;
+    auto sink = channels.sink();
+    std::uint64_t task = 0;
+    for (auto _ : state) {
+        ++task;
+        bench::args_dump::minimal_capture<Level>(sink, t, task);
+        w.dispatch(task);
+        bench::args_dump::minimal_complete<Level>(sink, t, task);
+    }
+    channels.check(state, sink, per_task);
+    state.SetLabel(dump_label(Level));
+}
+
 BENCHMARK(BM_dump_drain)
     ->ArgsProduct({{64, 1024, 8192}, {1, 2}})
     ->ArgNames({"KiB", "threads"})
@@ -385,6 +449,8 @@ BENCHMARK_TEMPLATE(BM_scheduler_args_dump_floor_run, 1)->Iterations(no_wait_task
 BENCHMARK_TEMPLATE(BM_scheduler_args_dump_floor_run, 2)->Iterations(no_wait_tasks);
 BENCHMARK_TEMPLATE(BM_scheduler_args_dump_no_wait, 1)->Iterations(no_wait_tasks);
 BENCHMARK_TEMPLATE(BM_scheduler_args_dump_no_wait, 2)->Iterations(no_wait_tasks);
+BENCHMARK_TEMPLATE(BM_scheduler_args_dump_minimal, 1)->Iterations(no_wait_tasks);
+BENCHMARK_TEMPLATE(BM_scheduler_args_dump_minimal, 2)->Iterations(no_wait_tasks);
 
 }  // namespace
 

@@ -5,7 +5,7 @@
 // shared with args_dump_bench), on channels that hold the whole run (the producer never
 // waits), with only the task loop instrumented.
 //
-//   args_dump_ir MODE TASKS      MODE: plain | floor1 | floor2 | dump1 | dump2
+//   args_dump_ir MODE TASKS      MODE: plain | floor1 | floor2 | dump1 | dump2 | minimal1 | minimal2
 //   valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=OUT args_dump_ir dump1 20000
 //   callgrind_annotate OUT | grep 'PROGRAM TOTALS'
 //
@@ -60,7 +60,9 @@ void floor(std::uint64_t tasks) {
 }
 
 // The real host, its channels big enough for the whole run, started after the loop.
-template <int Level>
+// Minimal = true: args_dump_task.hpp's minimal_call in place of the capture
+// (the same bytes; args_dump_bench's BM_scheduler_args_dump_minimal checks it).
+template <int Level, bool Minimal = false>
 int dump(std::uint64_t tasks) {
     const auto dir = std::filesystem::temp_directory_path() / ("dfx_args_dump_ir_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
@@ -80,9 +82,15 @@ int dump(std::uint64_t tasks) {
             dump_view<Level> view{&sink};
             CALLGRIND_START_INSTRUMENTATION;
             for (std::uint64_t task = 1; task <= tasks; ++task) {
-                view.before_dispatch(task, kernels, t.args);
-                w.dispatch(task);
-                view.after_completion(task, kernels, t.args);
+                if constexpr (Minimal) {
+                    minimal_capture<Level>(sink, t, task);
+                    w.dispatch(task);
+                    minimal_complete<Level>(sink, t, task);
+                } else {
+                    view.before_dispatch(task, kernels, t.args);
+                    w.dispatch(task);
+                    view.after_completion(task, kernels, t.args);
+                }
             }
             CALLGRIND_STOP_INSTRUMENTATION;
         }
@@ -110,7 +118,7 @@ int dump(std::uint64_t tasks) {
 
 int main(int argc, char** argv) {
     if (argc != 3) {
-        std::fprintf(stderr, "usage: args_dump_ir plain|floor1|floor2|dump1|dump2 TASKS\n");
+        std::fprintf(stderr, "usage: args_dump_ir plain|floor1|floor2|dump1|dump2|minimal1|minimal2 TASKS\n");
         return 2;
     }
     const std::string mode = argv[1];
@@ -125,8 +133,10 @@ int main(int argc, char** argv) {
     else if (mode == "floor2") floor<2>(tasks);
     else if (mode == "dump1") return dump<1>(tasks);
     else if (mode == "dump2") return dump<2>(tasks);
+    else if (mode == "minimal1") return dump<1, true>(tasks);
+    else if (mode == "minimal2") return dump<2, true>(tasks);
     else {
-        std::fprintf(stderr, "args_dump_ir: MODE: plain, floor1, floor2, dump1 or dump2 expected, got '%s'\n", argv[1]);
+        std::fprintf(stderr, "args_dump_ir: MODE: plain, floor1, floor2, dump1, dump2, minimal1 or minimal2 expected, got '%s'\n", argv[1]);
         return 2;
     }
     return 0;

@@ -110,6 +110,68 @@ void floor_call(Arena& arena, const dump_task& t, std::uint64_t task, const std:
     for (std::size_t k = 0; k < Tensors; ++k) std::memcpy(arena.take(tensor_bytes), t.data[slots[k]].data(), tensor_bytes);
     benchmark::ClobberMemory();
 }
+// The least a capture call of this design writes for the benchmark's task:
+// the call record and the chunk the capture writes (the same bytes), claimed
+// at their known sizes and filled field by field, without the general
+// capture's decisions (marks and stage masks, each view's layout and size,
+// truncation, scalars, the chunking of large batches). What the capture
+// costs over this is its generality; what this costs over the floor is the
+// transport's two claims and commits, the chunk's header and the second
+// stream of lines (docs/hot-paths.md).
+template <std::size_t Tensors, class Sink>
+void minimal_call(Sink& sink, const dump_task& t, std::uint64_t task, const std::size_t (&slots)[Tensors],
+                  dfx::dump_stage stage) {
+    constexpr std::uint32_t entry_bytes = 24 * Tensors;
+    constexpr std::uint32_t bytes = Tensors * tensor_bytes;
+    const std::uint64_t batch = sink.template produced<dfx::args_payload_chunk>();
+    dfx::args_call_record* const call = sink.template claim<dfx::args_call_record>(entry_bytes);
+    if (call) {
+        call->task_id = task;
+        call->payload_batch = batch;
+        call->kernel_ids[0] = kernels[0];
+        call->kernel_ids[1] = kernels[1];
+        call->kernel_ids[2] = kernels[2];
+        call->size = entry_bytes;
+        std::byte* at = dfx::packed_payload(call);
+        for (std::size_t k = 0; k < Tensors; ++k) {
+            // head: arg index, bits (role, contiguous), dtype, ndims 1, stage; then the
+            // bytes captured; then shape[0] and strides[0] (record/args_call_record.hpp)
+            const std::uint64_t role = static_cast<std::uint64_t>(t.args.role(static_cast<int>(slots[k])));
+            const std::uint64_t words[3] = {
+                slots[k] | (role | dfx::args_entry_contiguous) << 8 |
+                    std::uint64_t{static_cast<std::uint8_t>(dfx::dtype::uint8)} << 16 | std::uint64_t{1} << 24 |
+                    std::uint64_t{static_cast<std::uint8_t>(stage)} << 32,
+                tensor_bytes, tensor_bytes | std::uint64_t{1} << 32};
+            std::memcpy(at, words, sizeof words);
+            at += sizeof words;
+        }
+    }
+    dfx::args_payload_chunk* const chunk = sink.template claim<dfx::args_payload_chunk>(bytes, [&] {
+        return dfx::args_payload_chunk{.batch = batch, .batch_size = bytes, .offset = 0, .size = bytes, .reserved = {}};
+    });
+    if (chunk) {
+        for (std::size_t k = 0; k < Tensors; ++k)
+            std::memcpy(chunk->data() + k * tensor_bytes, t.data[slots[k]].data(), tensor_bytes);
+        sink.template commit<dfx::args_payload_chunk>(bytes);
+    }
+    if (call) sink.template commit<dfx::args_call_record>(entry_bytes);
+}
+// What the minimal calls write per task: the level's captures, before dispatch...
+template <int Level, class Sink>
+void minimal_capture(Sink& sink, const dump_task& t, std::uint64_t task) {
+    static_assert(Level == 1 || Level == 2);
+    if constexpr (Level == 1) {
+        minimal_call(sink, t, task, {1}, dfx::dump_stage::before_dispatch);
+    } else {
+        minimal_call(sink, t, task, {0, 1, 2, 3}, dfx::dump_stage::before_dispatch);
+    }
+}
+// ...and after completion.
+template <int Level, class Sink>
+void minimal_complete(Sink& sink, const dump_task& t, std::uint64_t task) {
+    if constexpr (Level == 2) minimal_call(sink, t, task, {4}, dfx::dump_stage::after_completion);
+}
+
 // What the floor copies before dispatch (level 1: the marked input; level 2: the 4 inputs)...
 template <int Level, class Arena>
 void floor_capture(Arena& arena, const dump_task& t, std::uint64_t task) {

@@ -33,7 +33,7 @@ TOOL_TITLE = {
     "critical_path": "dfx critical-path (records + deps.json + name map -> report)",
     "scope_stats": "dfx scope-stats (HTML)",
 }
-STAMP = re.compile(r"^BM_(worker|scheduler|orchestrator)(?:_([a-z_]+?))?_(plain|typed|runtime_gated|floor|no_wait)(?:<([^>]*)>)?(?:/(\d+))?(?:/iterations:\d+)?$")
+STAMP = re.compile(r"^BM_(worker|scheduler|orchestrator)(?:_([a-z_]+?))?_(plain|typed|runtime_gated|floor_run|floor|no_wait|minimal)(?:<([^>]*)>)?(?:/(\d+))?(?:/iterations:\d+)?$")
 COLORS = ["#2563eb", "#dc2626", "#059669", "#d97706", "#7c3aed", "#0891b2", "#be185d", "#4b5563"]
 
 
@@ -207,35 +207,44 @@ def stamp_section(runs, out_dir):
             "collector at N must do (bench/floor.hpp): the plain loop plus the bare clock reads of its stamps and a "
             "memcpy of the bytes it captures, no transport; `no_wait<N>` is `typed<N>` on channels that hold the whole run "
             "(bench/no_wait_channels.hpp), so the producer never waits for the host: the stamps' own cost, with the "
-            "host's drain and wake-up latency taken out. `+ns` is over `plain`; `x floor` is a variant's `+ns` "
-            "over the floor's `+ns` at the same N (the goal: at most 1.3x the floor + 5 ns; docs/hot-paths.md has the "
+            "host's drain and wake-up latency taken out; `floor_run<N>` (args dump) the floor's copies into memory "
+            "as large as the run's, each byte written once as `no_wait`'s are; `minimal<N>` (args dump) `no_wait<N>` "
+            "with the capture replaced by the least code that writes the same bytes. `+ns` is over `plain`; "
+            "`x floor` is a variant's `+ns` over the floor's `+ns` at the same N, `x run floor` over `floor_run`'s "
+            "(the goal: at most 1.3x the floor + 5 ns; docs/hot-paths.md has the "
             "before/after of that work and why a collector is above it).\n"]
     bars = {}
     for key in sorted(groups):
         rows = []
         plain = next((b for v, b in groups[key] if v == "plain"), None)
         base = ns(plain) if plain and not plain.get("error_occurred") else None
-        floors = {}
+        floors, run_floors = {}, {}
         for variant, b in groups[key]:
-            if variant.startswith("floor<") and base is not None and not b.get("error_occurred"):
+            if base is None or b.get("error_occurred"):
+                continue
+            if variant.startswith("floor<"):
                 floors[variant[len("floor"):]] = ns(b) - base
+            if variant.startswith("floor_run<"):
+                run_floors[variant[len("floor_run"):]] = ns(b) - base
         for variant, b in groups[key]:
             if b.get("error_occurred"):
-                rows.append((f"`{variant}`", "not run", "", "", "", "", b.get("error_message", "")))
+                rows.append((f"`{variant}`", "not run", "", "", "", "", "", b.get("error_message", "")))
                 continue
             cpu = ns(b)
             added = None if base is None or variant == "plain" else cpu - base
-            level = variant[variant.index("<"):] if variant.startswith(("typed<", "no_wait<")) else (
+            level = variant[variant.index("<"):] if variant.startswith(("typed<", "no_wait<", "minimal<", "floor_run<")) else (
                 f"<{variant.split('/')[1]}>" if variant.startswith("runtime_gated/") else None)
             floor = floors.get(level) if level else None
             ratio = f"{added / floor:.2f}x" if added is not None and floor and floor > 0 else ""
+            run_floor = run_floors.get(level) if level and variant.startswith(("no_wait<", "minimal<")) else None
+            run_ratio = f"{added / run_floor:.2f}x" if added is not None and run_floor and run_floor > 0 else ""
             rows.append((f"`{variant}`", fmt(cpu), fmt(ns(b, "real_time")), "" if added is None else signed(added),
-                         "" if floor is None else fmt(floor), ratio, b.get("label", "")))
+                         "" if floor is None else fmt(floor), ratio, run_ratio, b.get("label", "")))
             if added is not None:
                 bars[(key, variant)] = max(0.0, added)
         text.append(f"### {key}\n")
-        text.append(table(["variant", "CPU ns/task", "wall ns/task", "+ns over plain", "floor +ns", "x floor", "note"],
-                          rows))
+        text.append(table(["variant", "CPU ns/task", "wall ns/task", "+ns over plain", "floor +ns", "x floor",
+                           "x run floor", "note"], rows))
     order = sorted(groups)
     variants = []
     for key in order:
@@ -243,12 +252,15 @@ def stamp_section(runs, out_dir):
             if v != "plain" and v not in variants:
                 variants.append(v)
     # Floors first, then compiled choices, then their runtime-gated twins.
-    variants = ([v for v in variants if v.startswith("floor")] + [v for v in variants if v.startswith("no_wait")]
-                + [v for v in variants if v.startswith("typed")] + [v for v in variants if v.startswith("runtime_gated")])
+    variants = ([v for v in variants if v.startswith("floor")] + [v for v in variants if v.startswith("minimal")]
+                + [v for v in variants if v.startswith("no_wait")] + [v for v in variants if v.startswith("typed")]
+                + [v for v in variants if v.startswith("runtime_gated")])
 
     def color_of(v):
         if v.startswith("floor"):
             return ("floor (clock reads + memcpy)", COLORS[2])
+        if v.startswith("minimal"):
+            return ("least code writing the same bytes", COLORS[1])
         if v.startswith("no_wait"):
             return ("typed, never waiting for the host", COLORS[4])
         return ("compiled choice (typed)", COLORS[0]) if v.startswith("typed") else ("runtime-gated twin", COLORS[3])
