@@ -34,6 +34,8 @@ TOOL_TITLE = {
     "scope_stats": "dfx scope-stats (HTML)",
 }
 STAMP = re.compile(r"^BM_(worker|scheduler|orchestrator)(?:_([a-z_]+?))?_(plain|typed|runtime_gated|floor_run|floor|no_wait|minimal)(?:<([^>]*)>)?(?:/(\d+))?(?:/iterations:\d+)?$")
+CONVERT = re.compile(r"^BM_convert_([a-z_]+)/(\d+)")
+SIM = re.compile(r"^BM_sim/([a-z_]+)/([a-z_0-9]+)")
 COLORS = ["#2563eb", "#dc2626", "#059669", "#d97706", "#7c3aed", "#0891b2", "#be185d", "#4b5563"]
 
 
@@ -272,10 +274,9 @@ def stamp_section(runs, out_dir):
 
 
 def convert_section(runs, out_dir):
-    rx = re.compile(r"^BM_convert_([a-z_]+)/(\d+)")
     data = {}
     for name, b in runs.items():
-        m = rx.match(name)
+        m = CONVERT.match(name)
         if m:  # a failed run stays, as a "not run" row saying why
             data.setdefault(m.group(1), {})[int(m.group(2))] = b
     if not data:
@@ -337,10 +338,9 @@ def convert_section(runs, out_dir):
 
 
 def sim_section(runs, out_dir):
-    rx = re.compile(r"^BM_sim/([a-z_]+)/([a-z_0-9]+)")
     data = {}
     for name, b in runs.items():
-        m = rx.match(name)
+        m = SIM.match(name)
         if m:
             data.setdefault(m.group(1), {})[m.group(2)] = b
     if not data:
