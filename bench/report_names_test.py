@@ -22,13 +22,19 @@ def main():
         sys.exit(__doc__)
     spec = importlib.util.spec_from_file_location("bench_report", sys.argv[1])
     report = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(report)
+    try:
+        spec.loader.exec_module(report)
+    except OSError as e:
+        sys.exit(f"report_names_test: cannot read the report script: {e}")
     families = [(re.compile(r"^BM_(worker|scheduler|orchestrator)_"), report.STAMP, "STAMP"),
                 (re.compile(r"^BM_convert_"), report.CONVERT, "CONVERT"),
                 (re.compile(r"^BM_sim/"), report.SIM, "SIM")]
     checked, missed = 0, []
     for exe in sys.argv[2:]:
-        listed = subprocess.run([exe, "--benchmark_list_tests"], capture_output=True, text=True, timeout=120)
+        try:
+            listed = subprocess.run([exe, "--benchmark_list_tests"], capture_output=True, text=True, timeout=120)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            sys.exit(f"report_names_test: {exe}: cannot list its benchmarks: {e}")
         if listed.returncode != 0:
             sys.exit(f"report_names_test: {exe} --benchmark_list_tests exited {listed.returncode}: {listed.stderr.strip()}")
         names = [line.strip() for line in listed.stdout.splitlines() if line.strip()]
