@@ -6,8 +6,10 @@ The decoder knows the protobuf wire format and the few Perfetto field numbers
 the writer uses (include/dfx/convert/swimlane/trace/perfetto_fields.hpp, from
 Perfetto's protos/perfetto/trace/); it implements the semantics a reader must:
 track descriptors, interned data (valid only after SEQ_INCREMENTAL_STATE_CLEARED
-on the sequence), the sequence-scoped incremental clock, slice begin / end
-nesting per track, flows by id, counters. It reports structural problems (an
+on the sequence), the sequence-scoped incremental clock, the order
+trace_processor reads events in (by timestamp, then position in the file),
+slice begin / end nesting per track, flows by id (on a slice's begin or its
+end), counters. It reports structural problems (an
 event without SEQ_NEEDS_INCREMENTAL_STATE, an unknown iid, an END without a
 BEGIN, a flow without both ends, ...).
 
@@ -235,7 +237,10 @@ def decode(path):
         parent = tracks.get(t["parent"])
         if t["kind"] == "track" and parent is not None and parent["kind"] == "thread":
             t["pid"], t["tid"] = parent["pid"], parent["tid"]
-    for ev in pending:
+    # trace_processor sorts the whole trace by (timestamp, position in the
+    # file) before it reads it (its TraceSorter, for a file without flush
+    # events): so does this (sorted() is stable).
+    for ev in sorted(pending, key=lambda ev: ev["ts"]):
         if len(ev["xtracks"]) != len(ev["xvalues"]):
             d.problems.append(f"{len(ev['xtracks'])} extra counter tracks, {len(ev['xvalues'])} values")
         for uuid, value in zip(ev["xtracks"], ev["xvalues"]):
@@ -260,9 +265,9 @@ def decode(path):
                  "ts": b["ts"], "dur": ev["ts"] - b["ts"], "args": b["args"]}
             d.slices.append(s)
             key = slice_key(s)
-            for fid in b["flows"]:
+            for fid in b["flows"] + ev["flows"]:  # a slice's flows may ride on its begin or its end
                 d.flows[fid]["s"].append(key)
-            for fid in b["terms"]:
+            for fid in b["terms"] + ev["terms"]:
                 d.flows[fid]["f"].append(key)
         elif kind == TYPE_INSTANT:
             key = ("instant", t["pid"], t["tid"], ev["ts"])

@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -56,6 +57,19 @@
 
 namespace dfx::convert::swimlane {
 
+namespace trace {
+// The sections that write slices (and the ready-queue counters), in the
+// reference's order; the protobuf backend runs them twice.
+inline void write_slice_sections(trace_context& cx, const trace_index& index, marker_list& markers) {
+    write_graph_envelopes(cx, index);
+    write_worker_view(cx, index);
+    write_scheduler_view(cx, index);
+    write_scheduler_phases(cx, index, markers);
+    write_host_uploads(cx, index);
+    write_orchestrator(cx, index, markers);
+}
+}  // namespace trace
+
 inline trace_summary write_trace(const perf_data& pd, const deps_graph& deps, const name_map& names,
                                  json_file_writer& out, const trace_options& opt) {
     using namespace trace;
@@ -68,12 +82,10 @@ inline trace_summary write_trace(const perf_data& pd, const deps_graph& deps, co
             for (const auto& lane : pd.sched) phases += lane.size();
             // (Generous: room never touched costs no memory, a table grown
             // past its room holds two copies for a moment.)
-            pb->reserve(3 * pd.tasks.size() + phases + index.tasks.size() / 2, 16 * pd.tasks.size() + 4 * phases,
-                        4 * phases);
+            pb->reserve(3 * pd.tasks.size() + phases + index.tasks.size() / 2, 16 * pd.tasks.size() + 4 * phases);
         }
     }
     trace_context cx(out, opt, index.first_free_event_id, pb ? &*pb : nullptr);
-    marker_list markers;
     if (opt.verbose) {
         fmt::print(opt.verbose, "Generating {}...\n  Tasks: {}\n", pb ? "Perfetto protobuf trace" : "Chrome Trace JSON",
                    pd.tasks.size());
@@ -81,12 +93,8 @@ inline trace_summary write_trace(const perf_data& pd, const deps_graph& deps, co
         fmt::print(opt.verbose, "  Unique cores: {}\n", index.cores.size());
     }
     // Slices first: markers and alloc bars become arrow anchors.
-    write_graph_envelopes(cx, index);
-    write_worker_view(cx, index);
-    write_scheduler_view(cx, index);
-    write_scheduler_phases(cx, index, markers);
-    write_host_uploads(cx, index);
-    write_orchestrator(cx, index, markers);
+    marker_list markers;
+    write_slice_sections(cx, index, markers);
     // Then the arrows, drawing flow ids in this order.
     write_dependency_flows(cx, index, markers);
     write_complete_flows(cx, index);
@@ -99,12 +107,23 @@ inline trace_summary write_trace(const perf_data& pd, const deps_graph& deps, co
     if (opt.overhead) write_overhead_counters(cx, index);
     cx.ev.close(pd.timeline_metadata_json);
     if (pb) {
-        std::string bytes;
-        pb->finish(bytes, [&](auto& b) {
-            out.append(std::string_view(b.data(), b.size()));
+        // The protobuf's second pass (perfetto_packets.hpp): the slices' ends
+        // with their flows, then the slice and counter sections once more,
+        // each begin and counter point written as it comes. Quiet: the first
+        // pass said all there was to say.
+        pb->write_ends([&](std::string_view bytes) {
+            out.append(bytes);
             out.maybe_flush();
-            b.clear();
         });
+        trace_options quiet = opt;
+        quiet.verbose = nullptr;
+        quiet.warnings = nullptr;
+        trace_context again(out, quiet, index.first_free_event_id, &*pb);
+        marker_list unused;
+        write_slice_sections(again, index, unused);
+        if (opt.overhead) write_overhead_counters(again, index);
+        again.ev.close({});
+        pb->finish();
     }
     cx.summary.events = cx.ev.count();
     cx.summary.flows = static_cast<std::size_t>(cx.flow_id);

@@ -2,7 +2,7 @@
 // and the flow endpoints bound to them as they arrive. A JSON flow endpoint
 // binds to a slice by its "id" (bind_id), else to the innermost slice of its
 // thread that holds its time; Perfetto carries it as a flow id ON that
-// slice's begin event. The trace sections write every slice before the
+// slice's end event. The trace sections write every slice before the
 // first flow (trace_writer.hpp), so the binder indexes the slices once, at
 // the first flow: it sorts them in place by track and time (no copy: the
 // searches run on the slices themselves) and numbers them by event id. Each
@@ -12,7 +12,7 @@
 //   binder.index(slices, track_count);            // once every slice is in
 //   const std::uint32_t s = binder.bind(slices, track, ts_ns, bind_id);
 //   if (s == pf_flow_binder::none) ...            // no slice: an instant
-//   const auto runs = binder.release();         // each track's slices, in time order
+//   binder.release();                             // once no more flows come
 //
 //   pf_slice_flows flows;
 //   flows.add(s, tagged_id);                      // as each endpoint is bound
@@ -29,21 +29,17 @@
 
 namespace dfx::convert::swimlane::trace {
 
-// A slice as the backend keeps it until the trace is written (times in ns):
-// 40 bytes, a million of them per ~100k tasks, so the narrow fields are
+// A slice as the backend keeps it between its two passes (times in ns): a
+// skeleton of 32 bytes, ten of them per task, so the narrow fields are
 // narrow (perfetto_trace::slice() checks that they fit).
 struct pf_slice_rec {
     static constexpr std::uint32_t no_id = ~0u;
     std::int64_t begin = 0, end = 0;
     std::uint32_t track = 0;
-    std::uint32_t name = 0;     // interned name's iid; 0: the name is inline in the args bytes
-    std::uint32_t args_at = 0;  // the encoded name / args, in the args bytes
     std::uint32_t event_id = no_id;  // the JSON "id" flows bind to
     std::uint32_t seq = 0;  // the order written: breaks ties as the JSON view's order does
-    std::uint16_t cat = 0;        // the category's iid
-    std::uint16_t args_size = 0;  // bytes at args_at
 };
-static_assert(sizeof(pf_slice_rec) == 40);
+static_assert(sizeof(pf_slice_rec) == 32);
 
 class pf_flow_binder {
 public:
@@ -137,14 +133,11 @@ public:
         return finger = static_cast<std::uint32_t>(first - slices.begin());
     }
 
-    // Frees the tables once no more flows come, and hands back where each
-    // track's run of slices starts (tracks + 1 entries, the last one the
-    // slice count): each run is in time order, so the whole is a merge of
-    // the runs (perfetto_trace::time_merge) rather than a second sort.
-    [[nodiscard]] std::vector<std::uint32_t> release() {
+    // Frees the tables once no more flows come (the slices stay sorted).
+    void release() {
         std::vector<id_entry>().swap(by_id_);
         std::vector<std::uint32_t>().swap(fingers_);
-        return std::move(track_start_);
+        std::vector<std::uint32_t>().swap(track_start_);
     }
 
 private:
