@@ -4,17 +4,21 @@
 // with its flows, whatever order the sections wrote the slices in and
 // however their times tie: slices that touch, zero-length ones, shorter ones
 // written before the longer ones they begin with, partial overlaps. The
-// bytes do not depend on the room reserved, a write error comes out of the
-// call that wrote, and a second pass that is not the first is refused.
+// bytes do not depend on the room reserved nor on whether the second pass
+// runs beside the first (and how long its blocks wait), a write error comes
+// out of the call that wrote, and a second pass that is not the first is
+// refused.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <exception>
 #include <map>
 #include <random>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -23,6 +27,7 @@
 
 using dfx::convert::swimlane::trace::perfetto_trace;
 using dfx::convert::swimlane::trace::pf_arg;
+using dfx::convert::swimlane::trace::pf_backend;
 using dfx::convert::swimlane::trace::pf_slice;
 using perfetto_decode::decode_trace;
 using perfetto_decode::decoded_trace;
@@ -39,41 +44,75 @@ struct flow_spec {
     std::size_t from, to;  // slices, bound by event id (= index)
 };
 
+// How the second pass runs: after write_ends() on this thread, or on a
+// thread of its own while this one binds the flows (as write_trace runs it),
+// with room for `waiting` blocks before the ENDs are out.
+struct passes {
+    bool concurrent = false;
+    std::size_t waiting = 64;
+};
+
 // Both passes of perfetto_trace over `slices` and `flows` (flows by event
 // id, plus one endpoint on an empty thread: an instant), through `sink`.
 template <class Sink>
 void write_two_passes(const std::vector<slice_spec>& slices, const std::vector<flow_spec>& flows, Sink&& sink,
-                      bool reserved = false) {
-    perfetto_trace pb;
+                      bool reserved = false, passes how = {}) {
+    perfetto_trace pb(how.waiting);
     if (reserved) pb.reserve(slices.size(), 2 * flows.size());
     pb.process_name(4, "Worker View");
-    const auto all_slices = [&] {
+    const auto all_slices = [&](pf_backend& to) {
         for (std::size_t i = 0; i < slices.size(); ++i) {
             const slice_spec& s = slices[i];
-            pb.slice(pf_slice{"event", s.name, 4, s.tid, s.ts, s.dur, static_cast<std::int64_t>(i),
+            to.slice(pf_slice{"event", s.name, 4, s.tid, s.ts, s.dur, static_cast<std::int64_t>(i),
                               pf_slice::inline_text},
                      {pf_arg::of("taskId", static_cast<std::int64_t>(i)), pf_arg::of_text("kernel", "QK")});
         }
-        pb.counter(2, "ready AIC", 1.0, 3);
+        to.counter(2, "ready AIC", 1.0, 3);
     };
-    all_slices();
-    for (const flow_spec& f : flows) {
-        const slice_spec& a = slices[f.from];
-        const slice_spec& b = slices[f.to];
-        pb.flow(f.id, 's', 4, a.tid, a.ts, static_cast<std::int64_t>(f.from));
-        pb.flow(f.id, 'f', 4, b.tid, b.ts, static_cast<std::int64_t>(f.to));
+    const auto all_flows = [&] {
+        for (const flow_spec& f : flows) {
+            const slice_spec& a = slices[f.from];
+            const slice_spec& b = slices[f.to];
+            pb.flow(f.id, 's', 4, a.tid, a.ts, static_cast<std::int64_t>(f.from));
+            pb.flow(f.id, 'f', 4, b.tid, b.ts, static_cast<std::int64_t>(f.to));
+        }
+        pb.flow(999'999, 's', 4, 77, 5.0, -1);  // no slice on thread 77: an instant
+        pb.flow(999'999, 'f', 4, 77, 6.0, -1);
+    };
+    all_slices(pb);
+    pf_backend& second = pb.start_second_pass();
+    if (!how.concurrent) {
+        all_flows();
+        pb.write_ends(sink);
+        all_slices(second);
+        pb.finish();
+        return;
     }
-    pb.flow(999'999, 's', 4, 77, 5.0, -1);  // no slice on thread 77: an instant
-    pb.flow(999'999, 'f', 4, 77, 6.0, -1);
-    pb.write_ends(sink);
-    all_slices();
+    std::exception_ptr second_error;
+    std::thread thread([&] {
+        try {
+            all_slices(second);
+        } catch (...) {
+            second_error = std::current_exception();
+        }
+    });
+    try {
+        all_flows();
+        pb.write_ends(sink);
+    } catch (...) {
+        pb.cancel_second_pass();
+        thread.join();
+        throw;
+    }
+    thread.join();
+    if (second_error) std::rethrow_exception(second_error);
     pb.finish();
 }
 
 std::string two_passes(const std::vector<slice_spec>& slices, const std::vector<flow_spec>& flows,
-                       bool reserved = false) {
+                       bool reserved = false, passes how = {}) {
     std::string bytes;
-    write_two_passes(slices, flows, [&](std::string_view b) { bytes.append(b); }, reserved);
+    write_two_passes(slices, flows, [&](std::string_view b) { bytes.append(b); }, reserved, how);
     return bytes;
 }
 
@@ -104,7 +143,11 @@ TEST_CASE("perfetto_trace: every slice comes back whole, however the times tie a
         const std::vector<slice_spec> slices = tied_slices(rng, 10 + rng() % 120);
         std::vector<flow_spec> flows;
         for (std::int64_t id = 0; id < 40; ++id) flows.push_back({id, rng() % slices.size(), rng() % slices.size()});
-        const decoded_trace d = decode_trace(two_passes(slices, flows));
+        const std::string bytes = two_passes(slices, flows);
+        // The second pass on a thread of its own, waiting for the ENDs with
+        // room for one block or more: the same bytes.
+        CHECK(two_passes(slices, flows, false, {true, 1}) == bytes);
+        const decoded_trace d = decode_trace(bytes);
         CHECK(d.problems.empty());
         for (const std::string& p : d.problems) MESSAGE(p);
         // The same slices (names are unique), each on its thread: a track of
@@ -177,6 +220,10 @@ TEST_CASE("perfetto_trace: the same bytes with room reserved (and faulted in ahe
     const std::string reserved = two_passes(slices, flows, true);
     CHECK(grown.size() > slices.size() * 20);
     CHECK(grown == reserved);
+    // The second pass beside the flows, its blocks waiting (one at a time,
+    // or all of them) until the ENDs are out: the same bytes.
+    CHECK(two_passes(slices, flows, true, {true, 1}) == grown);
+    CHECK(two_passes(slices, flows, true, {true, 64}) == grown);
     // Each flow starts once and ends once.
     std::map<std::uint64_t, std::pair<int, int>> roles;
     for (const auto& [id, start] : decode_trace(grown).flow_ids) ++(start ? roles[id].first : roles[id].second);
@@ -189,44 +236,51 @@ TEST_CASE("perfetto_trace: the same bytes with room reserved (and faulted in ahe
 TEST_CASE("perfetto_trace: a write error comes out of the call that wrote") {
     std::mt19937_64 rng(5);
     const std::vector<slice_spec> slices = tied_slices(rng, 70'000);
-    int calls = 0;
-    const auto failing = [&](std::string_view) {
-        ++calls;
-        throw std::runtime_error("out.pftrace: cannot write: No space left on device");
-    };
-    CHECK_THROWS_WITH_AS(write_two_passes(slices, {}, failing), "out.pftrace: cannot write: No space left on device",
-                         std::runtime_error);
-    CHECK(calls == 1);
+    for (const passes how : {passes{false, 64}, passes{true, 1}, passes{true, 64}}) {
+        CAPTURE(how.concurrent);
+        CAPTURE(how.waiting);
+        int calls = 0;
+        const auto failing = [&](std::string_view) {
+            ++calls;
+            throw std::runtime_error("out.pftrace: cannot write: No space left on device");
+        };
+        CHECK_THROWS_WITH_AS(write_two_passes(slices, {}, failing, false, how),
+                             "out.pftrace: cannot write: No space left on device", std::runtime_error);
+        CHECK(calls == 1);
+    }
 }
 
 TEST_CASE("perfetto_trace: a second pass that is not the first is refused") {
-    const auto first_pass = [](perfetto_trace& pb) {
-        pb.slice(pf_slice{"event", "a", 4, 10, 1.0, 2.0, 0, pf_slice::inline_text}, {});
-        pb.slice(pf_slice{"event", "b", 4, 11, 1.0, 2.0, 1, pf_slice::inline_text}, {});
-        pb.write_ends([](std::string_view) {});
-    };
+    perfetto_trace pb;
+    pb.slice(pf_slice{"event", "a", 4, 10, 1.0, 2.0, 0, pf_slice::inline_text});
+    pb.slice(pf_slice{"event", "b", 4, 11, 1.0, 2.0, 1, pf_slice::inline_text});
+    pb.write_ends([](std::string_view) {});
+    pf_backend& second = pb.second_pass_with_every_track();
     SUBCASE("a slice fewer") {
-        perfetto_trace pb;
-        first_pass(pb);
-        pb.slice(pf_slice{"event", "a", 4, 10, 1.0, 2.0, 0, pf_slice::inline_text}, {});
+        second.slice(pf_slice{"event", "a", 4, 10, 1.0, 2.0, 0, pf_slice::inline_text});
         CHECK_THROWS_AS(pb.finish(), std::logic_error);
     }
     SUBCASE("other times") {
-        perfetto_trace pb;
-        first_pass(pb);
-        pb.slice(pf_slice{"event", "a", 4, 10, 1.0, 2.0, 0, pf_slice::inline_text}, {});
-        pb.slice(pf_slice{"event", "b", 4, 11, 1.0, 3.0, 1, pf_slice::inline_text}, {});
+        second.slice(pf_slice{"event", "a", 4, 10, 1.0, 2.0, 0, pf_slice::inline_text});
+        second.slice(pf_slice{"event", "b", 4, 11, 1.0, 3.0, 1, pf_slice::inline_text});
         CHECK_THROWS_AS(pb.finish(), std::logic_error);
     }
     SUBCASE("another thread") {
-        perfetto_trace pb;
-        first_pass(pb);
-        CHECK_THROWS_AS(pb.slice(pf_slice{"event", "a", 4, 11, 1.0, 2.0, 0, pf_slice::inline_text}, {}),
+        CHECK_THROWS_AS(second.slice(pf_slice{"event", "a", 4, 11, 1.0, 2.0, 0, pf_slice::inline_text}),
+                        std::logic_error);
+    }
+    SUBCASE("a slice more") {
+        second.slice(pf_slice{"event", "a", 4, 10, 1.0, 2.0, 0, pf_slice::inline_text});
+        second.slice(pf_slice{"event", "b", 4, 11, 1.0, 2.0, 1, pf_slice::inline_text});
+        CHECK_THROWS_AS(second.slice(pf_slice{"event", "b", 4, 11, 1.0, 2.0, 1, pf_slice::inline_text}),
                         std::logic_error);
     }
     SUBCASE("a flow in the second pass") {
-        perfetto_trace pb;
-        first_pass(pb);
-        CHECK_THROWS_AS(pb.flow(0, 's', 4, 10, 1.0, 0), std::logic_error);
+        CHECK_THROWS_AS(second.flow(0, 's', 4, 10, 1.0, 0), std::logic_error);
+    }
+    SUBCASE("the same slices: accepted") {
+        second.slice(pf_slice{"event", "a", 4, 10, 1.0, 2.0, 0, pf_slice::inline_text});
+        second.slice(pf_slice{"event", "b", 4, 11, 1.0, 2.0, 1, pf_slice::inline_text});
+        CHECK_NOTHROW(pb.finish());
     }
 }

@@ -70,7 +70,7 @@ class trace_context {
 public:
     // `pb`: the protobuf backend, or null for JSON.
     trace_context(json_file_writer& file, const trace_options& options, std::int64_t first_free_event_id,
-                  perfetto_trace* pb = nullptr)
+                  pf_backend* pb = nullptr)
         : opt(options), window_(opt.window ? std::make_unique<window_gate>(*opt.window) : nullptr),
           ev(file, pb, window_.get()), next_event_id(first_free_event_id), file_(file) {}
 

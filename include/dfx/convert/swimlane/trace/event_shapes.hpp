@@ -6,7 +6,7 @@
 // temporary strings.
 //
 // event_sink has two backends: that JSON, or (constructed with a
-// perfetto_trace) Perfetto's protobuf (perfetto_packets.hpp). Metadata and
+// pf_backend) Perfetto's protobuf (perfetto_packets.hpp). Metadata and
 // flows go to either through the same calls; a section writing a slice or a
 // counter asks `ev.protobuf()` and then calls ev.slice() / ev.counter()
 // with the same facts instead of formatting JSON.
@@ -37,7 +37,7 @@
 
 #include "dfx/convert/common/json_buffer.hpp"
 #include "dfx/convert/swimlane/time_window.hpp"
-#include "dfx/convert/swimlane/trace/perfetto_packets.hpp"
+#include "dfx/convert/swimlane/trace/perfetto_fields.hpp"
 
 namespace dfx::convert::swimlane::trace {
 
@@ -51,10 +51,10 @@ public:
     event_sink(json_buffer& w, part_t) : w_(w), comma_(true) {}
     // The protobuf backend: everything goes to `pb`, nothing to `w`.
     // `gate`: the window to keep, or null for everything.
-    event_sink(json_buffer& w, perfetto_trace* pb, window_gate* gate = nullptr) : w_(w), pb_(pb), gate_(gate) {
+    event_sink(json_buffer& w, pf_backend* pb, window_gate* gate = nullptr) : w_(w), pb_(pb), gate_(gate) {
         if (!pb_) w_.append("{\"traceEvents\": [\n");
     }
-    [[nodiscard]] perfetto_trace* protobuf() const noexcept { return pb_; }
+    [[nodiscard]] pf_backend* protobuf() const noexcept { return pb_; }
     [[nodiscard]] window_gate* window() const noexcept { return gate_; }
     // Protobuf backend only: a slice and its args (pf_arg), a counter point.
     template <class Args>
@@ -81,6 +81,7 @@ public:
             case window_gate::verdict::hold:
                 t->pid = pid;
                 t->values.assign(points.begin(), points.end());
+                pb_->declare_counters(pid, points);
                 return;
             case window_gate::verdict::write: break;
             }
@@ -246,7 +247,7 @@ private:
     }
 
     json_buffer& w_;
-    perfetto_trace* pb_ = nullptr;
+    pf_backend* pb_ = nullptr;
     window_gate* gate_ = nullptr;
     bool comma_ = false;
     std::size_t count_ = 0;

@@ -12,7 +12,11 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
+#include <iterator>
+#include <span>
 #include <string_view>
+#include <utility>
 
 namespace dfx::convert::swimlane::trace {
 
@@ -127,6 +131,40 @@ struct pf_slice {
     // like a task's label, is written inline: interning it would cost a
     // table entry per task in memory and more bytes in the file.
     enum name_mode : std::uint8_t { interned, inline_text } name_kind = interned;
+};
+
+// What event_sink hands the protobuf backend: the same calls in both of its
+// passes (perfetto_packets.hpp), so one event_sink serves both.
+class pf_backend {
+public:
+    pf_backend() = default;
+    pf_backend(const pf_backend&) = delete;
+    pf_backend& operator=(const pf_backend&) = delete;
+    virtual ~pf_backend() = default;
+
+    virtual void process_name(int pid, std::string_view name) = 0;
+    virtual void thread_name(int pid, std::int64_t tid, std::string_view name) = 0;
+    virtual void slice_span(const pf_slice& s, std::span<const pf_arg> args) = 0;
+    // A flow endpoint ('s' starts flow `id`, 'f' ends it); bind_id < 0: the
+    // enclosing slice of (pid, tid) at ts.
+    virtual void flow(std::int64_t id, char ph, int pid, std::int64_t tid, double ts_us, std::int64_t bind_id) = 0;
+    // A point of the counter track `name` of process `pid`.
+    virtual void counter(int pid, std::string_view name, double ts_us, std::int64_t value) = 0;
+    // Points of several counter tracks at one time (one packet).
+    virtual void counters(int pid, std::initializer_list<std::pair<std::string_view, std::int64_t>> points,
+                          double ts_us) = 0;
+    // The tracks of points that a window holds back until it closes (the
+    // first pass must know every track before the second starts).
+    virtual void declare_counters(int pid, std::initializer_list<std::pair<std::string_view, std::int64_t>> points) {
+        (void)pid;
+        (void)points;
+    }
+
+    // A slice and its args (a vector, an array or a braced list of pf_arg).
+    template <class Args = std::initializer_list<pf_arg>>
+    void slice(const pf_slice& s, const Args& args = {}) {
+        slice_span(s, std::span<const pf_arg>(std::data(args), std::size(args)));
+    }
 };
 
 }  // namespace dfx::convert::swimlane::trace

@@ -42,8 +42,12 @@
 //      the track descriptors and every slice's END with its flows are
 //      written, then the flows that bind to no slice as instants;
 //   3. the slice and counter sections run a second time, the same calls in
-//      the same order: each BEGIN and counter packet is written as it comes
-//      (a zero-length slice's END right after its BEGIN).
+//      the same order (perfetto_begins.hpp): each BEGIN and counter packet is
+//      written as it comes (a zero-length slice's END right after its BEGIN).
+// The second pass can start as soon as the first pass's slices are in
+// (start_second_pass()) and run on another thread while the first binds the
+// flows: its packets wait in a bounded queue of blocks until the ENDs are
+// written (perfetto_blocks.hpp).
 // Written before every BEGIN, an END always precedes a BEGIN at the same
 // time on its track; ENDs at one time come innermost first (the skeletons
 // are walked backwards in nesting order). BEGINs at one time on one track
@@ -56,22 +60,24 @@
 //   perfetto_trace pb;
 //   pb.process_name(4, "Worker View");
 //   pb.slice({"event", "QK(t7)", 4, 10000, ts_us, dur_us, event_id}, args);   // pass 1
+//   pb.counters(2, {{"shared_ready_queue AIC", 3}, {"shared_ready_queue AIV", 0}}, ts_us);
+//   perfetto_begins& second = pb.start_second_pass();   // (may run on another thread from here)
 //   pb.flow(flow_id, 's', 4, 10000, ts_us, event_id);
-//   pb.counters(2, {{"shared_ready_queue AIC", 3}, {"shared_ready_queue AIV", 0}}, ts_us);
 //   pb.write_ends([&](std::string_view bytes) { file.append(bytes); });
-//   pb.slice({"event", "QK(t7)", 4, 10000, ts_us, dur_us, event_id}, args);   // pass 2
-//   pb.counters(2, {{"shared_ready_queue AIC", 3}, {"shared_ready_queue AIV", 0}}, ts_us);
-//   pb.finish();   // the last bytes through the sink; checks both passes matched
+//   second.slice({"event", "QK(t7)", 4, 10000, ts_us, dur_us, event_id}, args);   // pass 2
+//   second.counters(2, {{"shared_ready_queue AIC", 3}, {"shared_ready_queue AIV", 0}}, ts_us);
+//   pb.finish();   // the last block through the sink; checks both passes matched
 #pragma once
 
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
 #include <map>
+#include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -81,16 +87,21 @@
 
 #include "dfx/convert/common/prefault_ahead.hpp"
 #include "dfx/convert/common/protobuf_writer.hpp"
+#include "dfx/convert/swimlane/trace/perfetto_begins.hpp"
+#include "dfx/convert/swimlane/trace/perfetto_blocks.hpp"
 #include "dfx/convert/swimlane/trace/perfetto_fields.hpp"
 #include "dfx/convert/swimlane/trace/perfetto_flow_binder.hpp"
 #include "dfx/convert/swimlane/trace/perfetto_tables.hpp"
 
 namespace dfx::convert::swimlane::trace {
 
-class perfetto_trace {
+class perfetto_trace final : public pf_backend {
 public:
     // µs (the JSON view's unit, 3 decimals) -> ns.
-    static std::int64_t ns(double us) { return std::llround(us * 1000.0); }
+    static std::int64_t ns(double us) { return pf_ns(us); }
+    // At most `most_waiting_blocks` blocks of the second pass (about 1 MiB
+    // each) wait for the ENDs to be written; then the second pass waits.
+    explicit perfetto_trace(std::size_t most_waiting_blocks = 64) : queue_(most_waiting_blocks) {}
 
     // Room for about `slices` slice skeletons and `flows` flow endpoints (a
     // hint: growing a table copies it, and the copy and the old one are both
@@ -109,23 +120,17 @@ public:
         ahead_.start();
     }
 
-    // ---- tracks ----
-    void process_name(int pid, std::string_view name) { process_track(pid).name = std::string(name); }
-    void thread_name(int pid, std::int64_t tid, std::string_view name) {
+    // ---- the first pass: tracks, slices, flows, counters' tracks ----
+    void process_name(int pid, std::string_view name) override { process_track(pid).name = std::string(name); }
+    void thread_name(int pid, std::int64_t tid, std::string_view name) override {
         tracks_[thread_track(pid, tid)].name = std::string(name);
     }
-
-    // ---- events ----
-    // A slice: its skeleton in the first pass, its BEGIN (and a zero-length
-    // one's END) in the second.
-    template <class Args = std::initializer_list<pf_arg>>
-    void slice(const pf_slice& s, const Args& args) {
-        const std::uint32_t track = thread_track(s.pid, s.tid);
-        const std::int64_t begin = std::max<std::int64_t>(ns(s.ts_us), 0);  // (negative: only with --lenient)
-        const std::int64_t end = std::max<std::int64_t>(begin + ns(s.dur_us), begin);
-        both_passes_.add(track, begin, end);
-        if (second_) return begin_event(s, args, track, begin, end);
+    // A slice: its skeleton.
+    void slice_span(const pf_slice& s, std::span<const pf_arg>) override {
         if (binder_.indexed()) throw std::logic_error("perfetto_trace: a slice after the first flow");
+        const std::uint32_t track = thread_track(s.pid, s.tid);
+        const auto [begin, end] = pf_times(s.ts_us, s.dur_us);
+        fold_.add(track, begin, end);
         slice_rec r;
         r.track = track;
         r.begin = begin;
@@ -136,11 +141,8 @@ public:
         slices_.push_back(r);
         ahead_.wrote(ahead_slices_, slices_.size() * sizeof(slice_rec));
     }
-    // A flow endpoint ('s' starts flow `id`, 'f' ends it); bind_id < 0: the
-    // enclosing slice of (pid, tid) at ts. First pass only, after every
-    // slice: it is bound now.
-    void flow(std::int64_t id, char ph, int pid, std::int64_t tid, double ts_us, std::int64_t bind_id) {
-        if (second_) throw std::logic_error("perfetto_trace: a flow in the second pass");
+    // A flow endpoint, after every slice: it is bound now.
+    void flow(std::int64_t id, char ph, int pid, std::int64_t tid, double ts_us, std::int64_t bind_id) override {
         if (id < 0 || id >= std::int64_t{1} << 31) throw std::length_error("perfetto_trace: flow id out of range");
         const std::uint32_t tagged = static_cast<std::uint32_t>(id) | (ph == 's' ? starts_bit : 0u);
         const std::uint32_t track = thread_track(pid, tid);
@@ -153,51 +155,47 @@ public:
         flows_.add(s, tagged);
         ahead_.wrote(ahead_links_, flows_.arrivals().size() * sizeof(pf_slice_flows::arrival));
     }
-    // A point of the counter track `name` of process `pid`: its track in the
-    // first pass, its packet in the second.
-    void counter(int pid, std::string_view name, double ts_us, std::int64_t value) {
-        const std::uint32_t track = counter_track(pid, name);
-        if (second_) counter_event(ns(ts_us), &track, &value, 1);
+    // Counter points: their tracks (the points are the second pass's).
+    void counter(int pid, std::string_view name, double, std::int64_t) override { counter_track(pid, name); }
+    void counters(int pid, std::initializer_list<std::pair<std::string_view, std::int64_t>> points,
+                  double) override {
+        for (const auto& point : points) counter_track(pid, point.first);
     }
-    // Points of several counter tracks at one time: one packet, the first
-    // as its TYPE_COUNTER event, the others as its extra counter values.
-    void counters(int pid, std::initializer_list<std::pair<std::string_view, std::int64_t>> points, double ts_us) {
-        // The same tracks as the last call (a run of phases)? Else look them up.
-        bool same = pid == last_pid_ && points.size() == last_names_.size();
-        for (std::size_t i = 0; same && i < points.size(); ++i) same = (points.begin() + i)->first == last_names_[i];
-        if (!same) {
-            last_tracks_.clear();
-            last_names_.clear();
-            for (const auto& point : points) {
-                last_tracks_.push_back(counter_track(pid, point.first));
-                last_names_.emplace_back(point.first);
-            }
-            last_pid_ = pid;
-        }
-        if (!second_) return;
-        std::array<std::int64_t, 8> values{};
-        if (points.size() > values.size()) throw std::length_error("perfetto_trace: more than 8 counters in a packet");
-        std::size_t n = 0;
-        for (const auto& point : points) values[n++] = point.second;
-        counter_event(ns(ts_us), last_tracks_.data(), values.data(), n);
+    void declare_counters(int pid, std::initializer_list<std::pair<std::string_view, std::int64_t>> points) override {
+        counters(pid, points, 0);
     }
-    [[nodiscard]] std::size_t slices() const noexcept { return both_passes_.first_count; }
-    [[nodiscard]] bool second_pass() const noexcept { return second_; }
+    [[nodiscard]] std::size_t slices() const noexcept { return fold_.count; }
+
+    // After the first pass's slices (and the counters written with them):
+    // nests the slices (overflow tracks) and makes the second pass, which
+    // may then run on another thread while this one takes the flows.
+    perfetto_begins& start_second_pass() {
+        if (begins_) throw std::logic_error("perfetto_trace: start_second_pass() twice");
+        if (!binder_.indexed()) binder_.index(slices_, tracks_.size());
+        nest_slices();
+        pf_plan plan = plan_second_pass();
+        plan.threads = threads_;
+        plan.counter_tracks = counter_tracks_;
+        plan.thread_of.resize(tracks_.size());
+        for (std::uint32_t t = 0; t < tracks_.size(); ++t) plan.thread_of[t] = thread_of(t);
+        plan.first = fold_;
+        begins_ = std::make_unique<perfetto_begins>(std::move(plan), queue_);
+        return *begins_;
+    }
 
     // Ends the first pass: writes the trace's start, the track descriptors,
     // every slice's END with its flows and the instants, through
     // `sink(std::string_view)` (a file writer's append; it may throw), in
-    // blocks of about 1 MiB. The second pass writes through it too.
+    // blocks of about 1 MiB; then the second pass's blocks so far, and hands
+    // the writing over to it (perfetto_blocks.hpp).
     template <class Sink>
     void write_ends(Sink&& sink) {
-        if (second_) throw std::logic_error("perfetto_trace: write_ends() twice");
+        if (ends_written_) throw std::logic_error("perfetto_trace: write_ends() twice");
+        if (!begins_) start_second_pass();
         ahead_.stop();  // nothing more is written to the tables
         sink_ = std::forward<Sink>(sink);
-        if (!binder_.indexed()) binder_.index(slices_, tracks_.size());
         binder_.release();  // the slices stay in nesting order
         flows_.group(slices_.size());
-        nest_slices();
-        plan_second_pass();
         basic_protobuf_writer<byte_buffer> w(out_);
         {  // The first packet clears the incremental state: every later one may use interned data.
             const auto p = w.begin(pf::trace_packet);
@@ -213,7 +211,7 @@ public:
             maybe_flush();
         }
         for (const orphan_rec& f : orphans_) {
-            const auto p = packet(w, f.ts);
+            const auto p = perfetto_begins::packet(w, f.ts);
             const auto e = w.begin(pf::packet::track_event);
             w.varint(pf::event::type, pf::event::type_instant);
             w.varint(pf::event::track_uuid, uuid_of(f.track));
@@ -224,22 +222,32 @@ public:
         }
         std::vector<orphan_rec>().swap(orphans_);
         std::vector<slice_rec>().swap(slices_);
-        second_ = true;
-        both_passes_.second = true;
         flush();
+        ends_written_ = true;
+        queue_.write_all_then_hand_over([this](pf_block& b) { write_block(b); });
     }
 
-    // Ends the second pass: writes what is left. Throws std::logic_error if
-    // the second pass did not hand in the first's slices.
+    // The second pass, knowing every track there is now: for counters that
+    // the first pass wrote after it started (on this thread, once the
+    // second pass's thread is done).
+    perfetto_begins& second_pass_with_every_track() {
+        if (!begins_) throw std::logic_error("perfetto_trace: no second pass");
+        begins_->learn_tracks(threads_, counter_tracks_);
+        return *begins_;
+    }
+
+    // Ends the second pass (on this thread, once it is done): writes its
+    // last block. Throws std::logic_error if it did not hand in the first
+    // pass's slices.
     void finish() {
-        if (!second_) throw std::logic_error("perfetto_trace: finish() before write_ends()");
-        if (!both_passes_.same() || !held_.empty()) {
-            throw std::logic_error("perfetto_trace: the second pass's slices are not the first's");
-        }
-        flush();
+        if (!ends_written_) throw std::logic_error("perfetto_trace: finish() before write_ends()");
+        begins_->close();
     }
+    // Stops a second pass running on another thread: its next hand-over
+    // throws pf_cancelled (the first pass failed).
+    void cancel_second_pass() { queue_.cancel(); }
 
-    static constexpr std::uint64_t sequence_id = 1;
+    static constexpr std::uint64_t sequence_id = perfetto_begins::sequence_id;
 
 private:
     struct track_rec {
@@ -258,48 +266,14 @@ private:
         std::uint32_t track;
         std::uint32_t tagged;
     };
-    // What the second pass needs of the slice written k-th in the first:
-    // its track after nesting (held_bit: its BEGIN is held back), and its
-    // place in nesting order (its flows).
-    struct planned {
-        std::uint32_t track, at;
-    };
-    static constexpr std::uint32_t held_bit = 1u << 31;
-    // BEGINs of one track at one time that the sections wrote in another
-    // order than nesting order: held until the last one comes.
-    struct held_group {
-        std::uint32_t waiting;
-        std::vector<std::string> packets;  // by rank in nesting order
-    };
-    struct held_slot {
-        std::uint32_t group, rank;
-    };
-    // The slices of both passes, folded: the same count and the same
-    // (track, begin, end) in the same order, or the trace would be wrong.
-    struct pass_check {
-        std::size_t first_count = 0, second_count = 0;
-        std::uint64_t first_hash = 0, second_hash = 0;
-        bool second = false;
-        void add(std::uint32_t track, std::int64_t begin, std::int64_t end) noexcept {
-            std::uint64_t& h = second ? second_hash : first_hash;
-            for (const std::uint64_t v : {std::uint64_t{track}, static_cast<std::uint64_t>(begin),
-                                          static_cast<std::uint64_t>(end)}) {
-                h = (h ^ v) * 0x100000001B3ull;
-                h ^= h >> 29;
-            }
-            ++(second ? second_count : first_count);
-        }
-        [[nodiscard]] bool same() const noexcept { return first_count == second_count && first_hash == second_hash; }
-    };
-
-    // ---- the first pass's end ----
 
     // Slices of one track must nest: a begin / end stream cannot say that
     // two slices overlap partly (the JSON view can, e.g. the Scheduler View's
     // sub-lanes when a core's slices overlap). Each slice that would break
     // the nesting moves to an overflow track under its thread's, the first
     // one where it nests. The slices are in nesting order
-    // (pf_flow_binder::index(): track, begin, end descending, order written).
+    // (pf_flow_binder::index(): track, begin, end descending, order written);
+    // the binder's tables keep their thread tracks.
     void nest_slices() {
         struct lane {
             std::uint32_t track;
@@ -321,7 +295,7 @@ private:
                 }
             }
             if (!fit) {
-                const auto index = static_cast<std::uint32_t>(tracks_.size());
+                const auto index = pf_narrow<std::uint32_t>(tracks_.size(), "overflow tracks");
                 const track_rec t = tracks_[current];
                 tracks_.push_back({track_rec::overflow, t.pid, t.tid, t.name, uuid_of(current)});
                 lanes.push_back(lane{index, {}});
@@ -335,10 +309,12 @@ private:
     // What the second pass needs per slice (by order written), and the
     // groups of BEGINs it must hold back: slices of one (track, begin) that
     // were written in another order than nesting order.
-    void plan_second_pass() {
-        plan_.assign(slices_.size(), planned{});
-        for (std::uint32_t i = 0; i < slices_.size(); ++i) plan_[slices_[i].seq] = {slices_[i].track, i};
-        std::vector<std::uint32_t> same_time;  // one run of (thread, begin), then one track's part of it
+    pf_plan plan_second_pass() const {
+        pf_plan plan;
+        plan.slices.assign(slices_.size(), pf_plan::planned{});
+        for (std::uint32_t i = 0; i < slices_.size(); ++i) plan.slices[slices_[i].seq] = {slices_[i].track, i};
+        std::vector<std::uint32_t> same_time;  // one track's part of a run of (thread, begin)
+        std::vector<std::uint32_t> done;
         for (std::size_t lo = 0, hi = 0; lo < slices_.size(); lo = hi) {
             hi = lo + 1;
             while (hi < slices_.size() && slices_[hi].begin == slices_[lo].begin &&
@@ -347,7 +323,7 @@ private:
             }
             if (hi - lo < 2) continue;
             // Per track after nesting (a few tracks at most), in nesting order.
-            std::vector<std::uint32_t> done;
+            done.clear();
             for (std::size_t i = lo; i < hi; ++i) {
                 const std::uint32_t track = slices_[i].track;
                 if (std::find(done.begin(), done.end(), track) != done.end()) continue;
@@ -361,16 +337,16 @@ private:
                     in_order = slices_[same_time[k - 1]].seq < slices_[same_time[k]].seq;
                 }
                 if (in_order) continue;
-                const auto group = static_cast<std::uint32_t>(groups_.size());
-                groups_.push_back({static_cast<std::uint32_t>(same_time.size()), {}});
-                groups_.back().packets.resize(same_time.size());
+                const auto group = static_cast<std::uint32_t>(plan.group_sizes.size());
+                plan.group_sizes.push_back(static_cast<std::uint32_t>(same_time.size()));
                 for (std::uint32_t rank = 0; rank < same_time.size(); ++rank) {
                     const std::uint32_t seq = slices_[same_time[rank]].seq;
-                    held_.emplace(seq, held_slot{group, rank});
-                    plan_[seq].track |= held_bit;
+                    plan.held.emplace(seq, pf_plan::held_slot{group, rank});
+                    plan.slices[seq].track |= pf_plan::held_bit;
                 }
             }
         }
+        return plan;
     }
     // The thread track a track belongs to (itself, or an overflow track's parent).
     std::uint32_t thread_of(std::uint32_t track) const {
@@ -378,114 +354,12 @@ private:
         return t.kind == track_rec::overflow ? static_cast<std::uint32_t>(t.parent - 1) : track;
     }
 
-    // ---- the second pass ----
+    // ---- writing ----
 
-    template <class Args>
-    void begin_event(const pf_slice& s, const Args& args, std::uint32_t thread, std::int64_t begin,
-                     std::int64_t end) {
-        const std::size_t k = both_passes_.second_count - 1;
-        if (k >= plan_.size()) throw std::logic_error("perfetto_trace: more slices in the second pass than the first");
-        planned p = plan_[k];
-        const bool holding = (p.track & held_bit) != 0;
-        p.track &= ~held_bit;
-        if (thread_of(p.track) != thread) {
-            throw std::logic_error("perfetto_trace: the second pass's slices are not the first's");
-        }
-        const auto held = holding ? held_.find(static_cast<std::uint32_t>(k)) : held_.end();
-        byte_buffer& to = holding ? scratch_ : out_;
-        basic_protobuf_writer<byte_buffer> w(to);
-        // Interned data goes on the first packet that uses it; a held one
-        // may be written before that, so it carries its own.
-        const std::uint32_t cat = categories_.intern(s.cat);
-        const bool inline_name = s.name_kind == pf_slice::inline_text;
-        const std::uint32_t name = inline_name ? 0 : names_.intern(s.name);
-        arg_iids_.clear();
-        for (const pf_arg& a : args) arg_iids_.push_back(arg_names_.intern(a.name));
-        const bool fresh = holding || first_use(cat_sent_, cat) || (name != 0 && first_use(name_sent_, name)) ||
-                           std::any_of(arg_iids_.begin(), arg_iids_.end(),
-                                       [&](std::uint32_t a) { return first_use(arg_sent_, a); });
-        const auto pk = packet(w, begin);
-        if (fresh) {
-            const auto m = w.begin(pf::packet::interned_data);
-            if (holding || mark(cat_sent_, cat)) {
-                interned_entry(w, pf::interned::event_categories, cat, categories_.order[cat - 1]);
-            }
-            if (name != 0 && (holding || mark(name_sent_, name))) {
-                interned_entry(w, pf::interned::event_names, name, names_.order[name - 1]);
-            }
-            for (std::size_t i = 0; i < arg_iids_.size(); ++i) {
-                const std::uint32_t a = arg_iids_[i];
-                const bool repeat = std::find(arg_iids_.begin(), arg_iids_.begin() + i, a) != arg_iids_.begin() + i;
-                if (!repeat && (holding || mark(arg_sent_, a))) {
-                    interned_entry(w, pf::interned::debug_annotation_names, a, arg_names_.order[a - 1]);
-                }
-            }
-            w.end(m);
-        }
-        const auto e = w.begin(pf::packet::track_event);
-        w.varint(pf::event::type, pf::event::type_slice_begin);
-        w.varint(pf::event::track_uuid, uuid_of(p.track));
-        w.varint(pf::event::category_iids, cat);
-        if (inline_name) {
-            w.string(pf::event::name, s.name);
-        } else {
-            w.varint(pf::event::name_iid, name);
-        }
-        std::size_t i = 0;
-        for (const pf_arg& a : args) {
-            const auto m = w.begin(pf::event::debug_annotations);
-            w.varint(pf::annotation::name_iid, arg_iids_[i++]);
-            if (a.kind == pf_arg::integer) w.int64(pf::annotation::int_value, a.i);
-            if (a.kind == pf_arg::real) w.double_value(pf::annotation::double_value, a.d);
-            if (a.kind == pf_arg::text) w.string(pf::annotation::string_value, a.s);
-            w.end(m);
-        }
-        w.end(e);
-        w.end(pk);
-        // A zero-length slice holds nothing: its END follows its BEGIN.
-        if (end == begin) end_event(w, end, p.track, p.at);
-        if (held != held_.end()) {
-            held_group& g = groups_[held->second.group];
-            g.packets[held->second.rank].assign(scratch_.data(), scratch_.size());
-            scratch_.clear();
-            held_.erase(held);
-            if (--g.waiting == 0) {
-                for (const std::string& bytes : g.packets) out_.append(bytes);
-                std::vector<std::string>().swap(g.packets);
-            }
-        }
-        maybe_flush();
-    }
-
-    void counter_event(std::int64_t ts, const std::uint32_t* tracks, const std::int64_t* values, std::size_t n) {
-        basic_protobuf_writer<byte_buffer> w(out_);
-        const auto p = packet(w, std::max<std::int64_t>(ts, 0));
-        const auto e = w.begin(pf::packet::track_event);
-        w.varint(pf::event::type, pf::event::type_counter);
-        w.varint(pf::event::track_uuid, uuid_of(tracks[0]));
-        w.int64(pf::event::counter_value, values[0]);
-        for (std::size_t k = 1; k < n; ++k) w.varint(pf::event::extra_counter_track_uuids, uuid_of(tracks[k]));
-        for (std::size_t k = 1; k < n; ++k) w.int64(pf::event::extra_counter_values, values[k]);
-        w.end(e);
-        w.end(p);
-        maybe_flush();
-    }
-
-    // ---- packets ----
-
-    // Opens a packet at `ts` on the sequence, for a track event.
-    static basic_protobuf_writer<byte_buffer>::open_message packet(basic_protobuf_writer<byte_buffer>& w,
-                                                                    std::int64_t ts) {
-        const auto p = w.begin(pf::trace_packet);
-        w.varint(pf::packet::timestamp, static_cast<std::uint64_t>(ts));
-        w.varint(pf::packet::trusted_packet_sequence_id, sequence_id);
-        w.varint(pf::packet::sequence_flags, pf::packet::seq_needs_incremental_state);
-        return p;
-    }
     // The END of the slice at `at` in nesting order, with its flows.
     void end_event(basic_protobuf_writer<byte_buffer>& w, std::int64_t ts, std::uint32_t track,
                    std::uint32_t at) const {
-        const auto p = packet(w, ts);
+        const auto p = perfetto_begins::packet(w, ts);
         const auto e = w.begin(pf::packet::track_event);
         w.varint(pf::event::type, pf::event::type_slice_end);
         w.varint(pf::event::track_uuid, uuid_of(track));
@@ -493,12 +367,23 @@ private:
         w.end(e);
         w.end(p);
     }
-    template <class W>
-    static void interned_entry(W& w, std::uint32_t field, std::uint32_t iid, std::string_view text) {
-        const auto e = w.begin(field);
-        w.varint(pf::interned::iid, iid);
-        w.string(pf::interned::name, text);
-        w.end(e);
+    // A block of the second pass, with the ENDs of its zero-length slices
+    // in their places. (On the thread that writes at the time: one at a time.)
+    void write_block(pf_block& b) {
+        std::size_t at = 0;
+        basic_protobuf_writer<byte_buffer> w(out_);
+        for (const pf_end_ref& e : b.ends) {
+            out_.append(b.bytes.data() + at, e.offset - at);
+            end_event(w, e.ts, e.track, e.at);
+            at = e.offset;
+            maybe_flush();
+        }
+        if (out_.size() == 0) {
+            sink_(std::string_view(b.bytes.data() + at, b.bytes.size() - at));
+            return;
+        }
+        out_.append(b.bytes.data() + at, b.bytes.size() - at);
+        flush();
     }
     // Perfetto's flow ids are global to the trace and 0 means none: the JSON
     // view's id + 1.
@@ -507,18 +392,8 @@ private:
         w.fixed64((tagged & starts_bit) != 0 ? pf::event::flow_ids : pf::event::terminating_flow_ids,
                   static_cast<std::uint64_t>(tagged & ~starts_bit) + 1);
     }
-    // Whether iid has not been written yet / marks it written (true if it was not).
-    static bool first_use(const std::vector<bool>& sent, std::uint32_t iid) {
-        return iid > sent.size() || !sent[iid - 1];
-    }
-    static bool mark(std::vector<bool>& sent, std::uint32_t iid) {
-        if (iid > sent.size()) sent.resize(iid, false);
-        if (sent[iid - 1]) return false;
-        sent[iid - 1] = true;
-        return true;
-    }
     void maybe_flush() {
-        if (out_.size() >= flush_bytes) flush();
+        if (out_.size() >= perfetto_begins::block_bytes) flush();
     }
     void flush() {
         if (out_.size() == 0) return;
@@ -542,8 +417,7 @@ private:
         return tracks_[it->second];
     }
     std::uint32_t thread_track(int pid, std::int64_t tid) {
-        const std::uint64_t key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(pid)) << 40) ^
-                                  static_cast<std::uint64_t>(tid);
+        const std::uint64_t key = pf_thread_key(pid, tid);
         // A flow's two ends are on two tracks, so lookups alternate between
         // a few tracks: a small cache by key before the hash table.
         thread_slot& slot = thread_cache_[(key * 0x9E3779B97F4A7C15ull) >> (64 - thread_cache_bits)];
@@ -553,7 +427,6 @@ private:
             slot = {key, found->second};
             return found->second;
         }
-        if (second_) throw std::logic_error("perfetto_trace: a thread in the second pass that the first did not have");
         process_track(pid);
         const auto index = static_cast<std::uint32_t>(tracks_.size());
         tracks_.push_back({track_rec::thread, pid, tid, {}, uuid_of(processes_.at(pid))});
@@ -565,7 +438,6 @@ private:
         std::pair<int, std::string> key(pid, std::string(name));
         auto found = counter_tracks_.find(key);
         if (found != counter_tracks_.end()) return found->second;
-        if (second_) throw std::logic_error("perfetto_trace: a counter track in the second pass that the first did not have");
         process_track(pid);
         const auto index = static_cast<std::uint32_t>(tracks_.size());
         tracks_.push_back({track_rec::counter, pid, 0, std::string(name), uuid_of(processes_.at(pid))});
@@ -604,7 +476,6 @@ private:
     }
 
     static constexpr std::uint32_t none = ~0u;
-    static constexpr std::size_t flush_bytes = std::size_t{1} << 20;
     std::vector<track_rec> tracks_;
     std::unordered_map<int, std::uint32_t> processes_;
     std::unordered_map<std::uint64_t, std::uint32_t> threads_;
@@ -615,25 +486,16 @@ private:
     static constexpr unsigned thread_cache_bits = 8;
     std::array<thread_slot, std::size_t{1} << thread_cache_bits> thread_cache_{};
     std::map<std::pair<int, std::string>, std::uint32_t> counter_tracks_;
-    int last_pid_ = 0;  // the last counters() call's tracks
-    std::vector<std::string> last_names_;
-    std::vector<std::uint32_t> last_tracks_;
-    // First pass.
     std::vector<slice_rec> slices_;  // skeletons; in nesting order from the first flow on
+    pf_slice_fold fold_;
     pf_flow_binder binder_;
     pf_slice_flows flows_;             // the slices' flow endpoints
     std::vector<orphan_rec> orphans_;  // endpoints with no slice: instants
-    // Second pass.
-    bool second_ = false;
-    pass_check both_passes_;
-    std::vector<planned> plan_;  // by order written
-    std::unordered_map<std::uint32_t, held_slot> held_;  // by order written: BEGINs held back
-    std::vector<held_group> groups_;
-    pf_interner categories_, names_, arg_names_;
-    std::vector<bool> cat_sent_, name_sent_, arg_sent_;  // by iid - 1: written
-    std::vector<std::uint32_t> arg_iids_;  // the current slice's
-    byte_buffer out_, scratch_;
+    byte_buffer out_;
     std::function<void(std::string_view)> sink_;
+    bool ends_written_ = false;
+    pf_block_queue queue_;
+    std::unique_ptr<perfetto_begins> begins_;
     // Last, so it stops before the tables it watches are freed.
     bool reserved_ = false;
     prefault_ahead ahead_;
