@@ -5,7 +5,7 @@
 // however their times tie: slices that touch, zero-length ones, shorter ones
 // written before the longer ones they begin with, partial overlaps. The
 // bytes do not depend on the room reserved nor on whether the second pass
-// runs beside the first (and how long its blocks wait), a write error comes
+// runs beside the first, a write error comes
 // out of the call that wrote, and a second pass that is not the first is
 // refused.
 #include <doctest/doctest.h>
@@ -25,6 +25,7 @@
 #include "dfx/convert/swimlane/trace/perfetto_packets.hpp"
 #include "perfetto_decode.hpp"
 
+using dfx::convert::swimlane::trace::perfetto_begins;
 using dfx::convert::swimlane::trace::perfetto_trace;
 using dfx::convert::swimlane::trace::pf_arg;
 using dfx::convert::swimlane::trace::pf_backend;
@@ -44,12 +45,10 @@ struct flow_spec {
     std::size_t from, to;  // slices, bound by event id (= index)
 };
 
-// How the second pass runs: after write_ends() on this thread, or on a
-// thread of its own while this one binds the flows (as write_trace runs it),
-// with room for `waiting` blocks before the ENDs are out.
+// How the second pass runs: on this thread, or on a thread of its own
+// while this one binds the flows (as write_trace runs it).
 struct passes {
     bool concurrent = false;
-    std::size_t waiting = 64;
 };
 
 // Both passes of perfetto_trace over `slices` and `flows` (flows by event
@@ -57,7 +56,7 @@ struct passes {
 template <class Sink>
 void write_two_passes(const std::vector<slice_spec>& slices, const std::vector<flow_spec>& flows, Sink&& sink,
                       bool reserved = false, passes how = {}) {
-    perfetto_trace pb(how.waiting);
+    perfetto_trace pb;
     if (reserved) pb.reserve(slices.size(), 2 * flows.size());
     pb.process_name(4, "Worker View");
     const auto all_slices = [&](pf_backend& to) {
@@ -80,32 +79,32 @@ void write_two_passes(const std::vector<slice_spec>& slices, const std::vector<f
         pb.flow(999'999, 'f', 4, 77, 6.0, -1);
     };
     all_slices(pb);
-    pf_backend& second = pb.start_second_pass();
+    perfetto_begins& second = pb.start_second_pass(sink);
     if (!how.concurrent) {
-        all_flows();
-        pb.write_ends(sink);
         all_slices(second);
-        pb.finish();
-        return;
-    }
-    std::exception_ptr second_error;
-    std::thread thread([&] {
-        try {
-            all_slices(second);
-        } catch (...) {
-            second_error = std::current_exception();
-        }
-    });
-    try {
+        second.flush();
         all_flows();
-        pb.write_ends(sink);
-    } catch (...) {
-        pb.cancel_second_pass();
+    } else {
+        std::exception_ptr second_error;
+        std::thread thread([&] {
+            try {
+                all_slices(second);
+                second.flush();
+            } catch (...) {
+                second_error = std::current_exception();
+            }
+        });
+        try {
+            all_flows();
+        } catch (...) {
+            pb.cancel_second_pass();
+            thread.join();
+            throw;
+        }
         thread.join();
-        throw;
+        if (second_error) std::rethrow_exception(second_error);
     }
-    thread.join();
-    if (second_error) std::rethrow_exception(second_error);
+    pb.write_ends();
     pb.finish();
 }
 
@@ -144,9 +143,8 @@ TEST_CASE("perfetto_trace: every slice comes back whole, however the times tie a
         std::vector<flow_spec> flows;
         for (std::int64_t id = 0; id < 40; ++id) flows.push_back({id, rng() % slices.size(), rng() % slices.size()});
         const std::string bytes = two_passes(slices, flows);
-        // The second pass on a thread of its own, waiting for the ENDs with
-        // room for one block or more: the same bytes.
-        CHECK(two_passes(slices, flows, false, {true, 1}) == bytes);
+        // The second pass on a thread of its own: the same bytes.
+        CHECK(two_passes(slices, flows, false, {true}) == bytes);
         const decoded_trace d = decode_trace(bytes);
         CHECK(d.problems.empty());
         for (const std::string& p : d.problems) MESSAGE(p);
@@ -220,10 +218,8 @@ TEST_CASE("perfetto_trace: the same bytes with room reserved (and faulted in ahe
     const std::string reserved = two_passes(slices, flows, true);
     CHECK(grown.size() > slices.size() * 20);
     CHECK(grown == reserved);
-    // The second pass beside the flows, its blocks waiting (one at a time,
-    // or all of them) until the ENDs are out: the same bytes.
-    CHECK(two_passes(slices, flows, true, {true, 1}) == grown);
-    CHECK(two_passes(slices, flows, true, {true, 64}) == grown);
+    // The second pass beside the flows: the same bytes.
+    CHECK(two_passes(slices, flows, true, {true}) == grown);
     // Each flow starts once and ends once.
     std::map<std::uint64_t, std::pair<int, int>> roles;
     for (const auto& [id, start] : decode_trace(grown).flow_ids) ++(start ? roles[id].first : roles[id].second);
@@ -233,20 +229,26 @@ TEST_CASE("perfetto_trace: the same bytes with room reserved (and faulted in ahe
     CHECK(whole == flows.size() + 1);
 }
 
-TEST_CASE("perfetto_trace: a write error comes out of the call that wrote") {
+TEST_CASE("perfetto_trace: a write error comes out, from either thread, and nothing is written after it") {
     std::mt19937_64 rng(5);
     const std::vector<slice_spec> slices = tied_slices(rng, 70'000);
-    for (const passes how : {passes{false, 64}, passes{true, 1}, passes{true, 64}}) {
-        CAPTURE(how.concurrent);
-        CAPTURE(how.waiting);
-        int calls = 0;
-        const auto failing = [&](std::string_view) {
-            ++calls;
-            throw std::runtime_error("out.pftrace: cannot write: No space left on device");
-        };
-        CHECK_THROWS_WITH_AS(write_two_passes(slices, {}, failing, false, how),
-                             "out.pftrace: cannot write: No space left on device", std::runtime_error);
-        CHECK(calls == 1);
+    std::vector<flow_spec> flows;
+    for (std::int64_t id = 0; id < 20'000; ++id) flows.push_back({id, rng() % slices.size(), rng() % slices.size()});
+    // Write 1: the trace's start; 2: the second pass's first block of the
+    // body (on its own thread when concurrent); 6: the ENDs.
+    for (const int fail_at : {1, 2, 6}) {
+        for (const passes how : {passes{false}, passes{true}}) {
+            CAPTURE(fail_at);
+            CAPTURE(how.concurrent);
+            int calls = 0;
+            const auto failing = [&](std::string_view) {
+                if (++calls == fail_at) throw std::runtime_error("out.pftrace: cannot write: No space left on device");
+                REQUIRE(calls < fail_at);
+            };
+            CHECK_THROWS_WITH_AS(write_two_passes(slices, flows, failing, false, how),
+                                 "out.pftrace: cannot write: No space left on device", std::runtime_error);
+            CHECK(calls == fail_at);
+        }
     }
 }
 
@@ -254,8 +256,8 @@ TEST_CASE("perfetto_trace: a second pass that is not the first is refused") {
     perfetto_trace pb;
     pb.slice(pf_slice{"event", "a", 4, 10, 1.0, 2.0, 0, pf_slice::inline_text});
     pb.slice(pf_slice{"event", "b", 4, 11, 1.0, 2.0, 1, pf_slice::inline_text});
-    pb.write_ends([](std::string_view) {});
-    pf_backend& second = pb.second_pass_with_every_track();
+    pf_backend& second = pb.start_second_pass([](std::string_view) {});
+    pb.write_ends();
     SUBCASE("a slice fewer") {
         second.slice(pf_slice{"event", "a", 4, 10, 1.0, 2.0, 0, pf_slice::inline_text});
         CHECK_THROWS_AS(pb.finish(), std::logic_error);

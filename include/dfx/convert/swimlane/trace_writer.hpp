@@ -98,9 +98,9 @@ inline trace_summary write_trace(const perf_data& pd, const deps_graph& deps, co
     marker_list markers;
     write_slice_sections(cx, index, markers);
     // The protobuf's second pass (perfetto_packets.hpp) runs the slice
-    // sections again on a thread of its own while this one takes the flows:
-    // each begin and counter point is written as it comes, once the ends
-    // are out. Quiet: the first pass said all there was to say.
+    // sections again on a thread of its own while this one takes the flows,
+    // writing each begin and counter point as it comes. Quiet: the first
+    // pass said all there was to say.
     trace_options quiet = opt;
     quiet.verbose = nullptr;
     quiet.warnings = nullptr;
@@ -116,13 +116,17 @@ inline trace_summary write_trace(const perf_data& pd, const deps_graph& deps, co
         }
     } joiner{pb ? &*pb : nullptr, second};
     if (pb) {
-        perfetto_begins& begins = pb->start_second_pass();
+        perfetto_begins& begins = pb->start_second_pass([&](std::string_view bytes) {
+            out.append(bytes);
+            out.maybe_flush();
+        });
         second = std::thread([&, &begins = begins] {
             try {
                 trace_context again(out, quiet, index.first_free_event_id, &begins);
                 marker_list unused;
                 write_slice_sections(again, index, unused);
                 again.ev.close({});
+                begins.flush();
             } catch (...) {
                 second_error = std::current_exception();
             }
@@ -140,12 +144,9 @@ inline trace_summary write_trace(const perf_data& pd, const deps_graph& deps, co
     if (opt.overhead) write_overhead_counters(cx, index);
     cx.ev.close(pd.timeline_metadata_json);
     if (pb) {
-        pb->write_ends([&](std::string_view bytes) {
-            out.append(bytes);
-            out.maybe_flush();
-        });
         second.join();
         if (second_error) std::rethrow_exception(second_error);
+        pb->write_ends();
         if (opt.overhead) {  // (counter tracks the second pass did not know of when it started)
             trace_context again(out, quiet, index.first_free_event_id, &pb->second_pass_with_every_track());
             write_overhead_counters(again, index);

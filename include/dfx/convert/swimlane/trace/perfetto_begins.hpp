@@ -1,23 +1,31 @@
 // perfetto_begins: the protobuf backend's second pass (perfetto_packets.hpp
 // explains the two). The trace sections run again, the same calls in the
 // same order, and each slice's BEGIN (category, name, args) and each counter
-// point is encoded as it comes, into blocks handed to the file through a
-// pf_block_queue (perfetto_blocks.hpp); a zero-length slice's END follows its
-// BEGIN (a place in the block, filled when the block is written). It runs on
-// its own thread while the first pass binds the flows, so it reads nothing
-// the first pass still changes: what it needs is handed over in a pf_plan.
+// point is encoded as it comes and written through the file's sink: the
+// trace's body, before the slices' ENDs. It runs on a thread of its own
+// while the first pass binds the flows, so it reads nothing the first pass
+// still changes: what it needs is handed over in a pf_plan.
 //
-//   perfetto_begins begins(std::move(plan), queue);   // perfetto_trace::start_second_pass()
+// A few BEGINs are deferred, kept in memory and written after the ENDs
+// (perfetto_trace::write_ends()): those of slices that begin on their track
+// exactly when another one ends there (at equal times trace_processor reads
+// the file's order, and the END must come first), and zero-length slices,
+// whose END (carrying their flows, bound meanwhile) follows the BEGIN: a
+// place in the deferred bytes (pf_end_ref), filled when they are written.
+//
+//   perfetto_begins begins(std::move(plan), sink);      // perfetto_trace::start_second_pass()
 //   begins.slice({"event", "QK(t7)", 4, 10000, ts_us, dur_us, event_id}, args);
 //   begins.counter(2, "shared_ready_queue AIC", ts_us, 3);
-//   begins.close();   // hands over the last block; checks both passes matched
+//   begins.flush();   // the last body bytes through the sink
 #pragma once
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <map>
 #include <span>
@@ -29,7 +37,6 @@
 #include <vector>
 
 #include "dfx/convert/common/protobuf_writer.hpp"
-#include "dfx/convert/swimlane/trace/perfetto_blocks.hpp"
 #include "dfx/convert/swimlane/trace/perfetto_fields.hpp"
 #include "dfx/convert/swimlane/trace/perfetto_tables.hpp"
 
@@ -65,14 +72,35 @@ struct pf_slice_fold {
     bool operator==(const pf_slice_fold&) const = default;
 };
 
+// Where a zero-length slice's END goes in the deferred bytes: before the
+// byte at `offset`, at `ts`, on `track`, carrying the flows of the slice at
+// `at` in nesting order.
+struct pf_end_ref {
+    std::size_t offset;
+    std::int64_t ts;
+    std::uint32_t track, at;
+};
+struct pf_deferred {
+    byte_buffer bytes;
+    std::vector<pf_end_ref> ends;  // by offset
+};
+
+// The first pass failed: the second stops at its next write.
+struct pf_cancelled : std::runtime_error {
+    pf_cancelled() : std::runtime_error("perfetto_trace: the second pass was cancelled") {}
+};
+
 // What the first pass hands the second (perfetto_trace::start_second_pass()).
 struct pf_plan {
     // Per slice, in the order written: its track after nesting (held_bit:
-    // its BEGIN is held back) and its place in nesting order (its flows).
+    // its BEGIN is held back; deferred_bit: it is written after the ENDs)
+    // and its place in nesting order (its flows).
     struct planned {
         std::uint32_t track, at;
     };
     static constexpr std::uint32_t held_bit = 1u << 31;
+    static constexpr std::uint32_t deferred_bit = 1u << 30;
+    static constexpr std::uint32_t track_bits = deferred_bit - 1;
     std::vector<planned> slices;
     // BEGINs of one track at one time that the sections wrote in another
     // order than nesting order: held until the group's last one comes, then
@@ -92,9 +120,12 @@ struct pf_plan {
 class perfetto_begins final : public pf_backend {
 public:
     static constexpr std::uint64_t sequence_id = 1;
-    static constexpr std::size_t block_bytes = std::size_t{1} << 20;  // a block is handed over when it is this full
+    static constexpr std::size_t flush_bytes = std::size_t{1} << 20;  // written through the sink this full
 
-    perfetto_begins(pf_plan plan, pf_block_queue& queue) : plan_(std::move(plan)), queue_(queue) {
+    // `sink(bytes)` writes (and may throw); `cancelled`, once set, makes the
+    // next write throw pf_cancelled.
+    perfetto_begins(pf_plan plan, std::function<void(std::string_view)> sink, const std::atomic<bool>& cancelled)
+        : plan_(std::move(plan)), sink_(std::move(sink)), cancelled_(cancelled) {
         groups_.resize(plan_.group_sizes.size());
         for (std::size_t g = 0; g < groups_.size(); ++g) {
             groups_[g].waiting = plan_.group_sizes[g];
@@ -119,35 +150,38 @@ public:
         }
         pf_plan::planned p = plan_.slices[k];
         const bool holding = (p.track & pf_plan::held_bit) != 0;
-        p.track &= ~pf_plan::held_bit;
+        const bool deferred = (p.track & pf_plan::deferred_bit) != 0;
+        p.track &= pf_plan::track_bits;
         if (plan_.thread_of[p.track] != thread) {
             throw std::logic_error("perfetto_trace: the second pass's slices are not the first's");
         }
-        byte_buffer& to = holding ? scratch_ : block_.bytes;
+        // A held or deferred BEGIN is written out of turn: it carries its
+        // own interned data. (Interned data goes on the first packet in the
+        // file that uses it.)
+        const bool own_interning = holding || deferred;
+        byte_buffer& to = holding ? scratch_ : deferred ? deferred_.bytes : out_;
         basic_protobuf_writer<byte_buffer> w(to);
-        // Interned data goes on the first packet in the file that uses it; a
-        // held one may be written before that, so it carries its own.
         const std::uint32_t cat = categories_.intern(s.cat);
         const bool inline_name = s.name_kind == pf_slice::inline_text;
         const std::uint32_t name = inline_name ? 0 : names_.intern(s.name);
         arg_iids_.clear();
         for (const pf_arg& a : args) arg_iids_.push_back(arg_names_.intern(a.name));
-        const bool fresh = holding || unsent(cat_sent_, cat) || (name != 0 && unsent(name_sent_, name)) ||
+        const bool fresh = own_interning || unsent(cat_sent_, cat) || (name != 0 && unsent(name_sent_, name)) ||
                            std::any_of(arg_iids_.begin(), arg_iids_.end(),
                                        [&](std::uint32_t a) { return unsent(arg_sent_, a); });
         const auto pk = packet(w, begin);
         if (fresh) {
             const auto m = w.begin(pf::packet::interned_data);
-            if (holding || mark(cat_sent_, cat)) {
+            if (own_interning || mark(cat_sent_, cat)) {
                 interned_entry(w, pf::interned::event_categories, cat, categories_.order[cat - 1]);
             }
-            if (name != 0 && (holding || mark(name_sent_, name))) {
+            if (name != 0 && (own_interning || mark(name_sent_, name))) {
                 interned_entry(w, pf::interned::event_names, name, names_.order[name - 1]);
             }
             for (std::size_t i = 0; i < arg_iids_.size(); ++i) {
                 const std::uint32_t a = arg_iids_[i];
                 const bool repeat = std::find(arg_iids_.begin(), arg_iids_.begin() + i, a) != arg_iids_.begin() + i;
-                if (!repeat && (holding || mark(arg_sent_, a))) {
+                if (!repeat && (own_interning || mark(arg_sent_, a))) {
                     interned_entry(w, pf::interned::debug_annotation_names, a, arg_names_.order[a - 1]);
                 }
             }
@@ -175,24 +209,31 @@ public:
         w.end(pk);
         if (!holding) {
             // A zero-length slice holds nothing: its END follows its BEGIN.
-            if (end == begin) block_.ends.push_back({block_.bytes.size(), end, p.track, p.at});
-            return maybe_hand_over();
+            if (end == begin) deferred_.ends.push_back({deferred_.bytes.size(), end, p.track, p.at});
+            return maybe_flush();
         }
         const auto slot = plan_.held.find(static_cast<std::uint32_t>(k));
         if (slot == plan_.held.end()) throw std::logic_error("perfetto_trace: a held slice without its group");
         held_group& g = groups_[slot->second.group];
         held_packet& mine = g.packets[slot->second.rank];
         mine.bytes.assign(scratch_.data(), scratch_.size());
+        mine.deferred = deferred;
         mine.zero_length = end == begin;
         mine.end = {0, end, p.track, p.at};
         scratch_.clear();
         if (--g.waiting != 0) return;
+        // In nesting order, each to its place (the deferred ones are the
+        // group's last: see perfetto_trace::plan_second_pass()).
         for (held_packet& h : g.packets) {
-            block_.bytes.append(h.bytes);
-            if (h.zero_length) block_.ends.push_back({block_.bytes.size(), h.end.ts, h.end.track, h.end.at});
+            if (!h.deferred) {
+                out_.append(h.bytes);
+                continue;
+            }
+            deferred_.bytes.append(h.bytes);
+            if (h.zero_length) deferred_.ends.push_back({deferred_.bytes.size(), h.end.ts, h.end.track, h.end.at});
         }
         std::vector<held_packet>().swap(g.packets);
-        maybe_hand_over();
+        maybe_flush();
     }
 
     void counter(int pid, std::string_view name, double ts_us, std::int64_t value) override {
@@ -227,12 +268,17 @@ public:
         plan_.counter_tracks = counter_tracks;
     }
 
-    // Hands over the last block. Throws std::logic_error if this pass did not
-    // hand in the first's slices.
-    void close() {
-        if (!(seen_ == plan_.first)) throw std::logic_error("perfetto_trace: the second pass's slices are not the first's");
-        block_ = queue_.push(std::move(block_));
+    // Writes what is encoded through the sink.
+    void flush() {
+        if (out_.size() == 0) return;
+        if (cancelled_.load(std::memory_order_relaxed)) throw pf_cancelled();
+        sink_(std::string_view(out_.data(), out_.size()));
+        out_.clear();
     }
+    // Whether this pass handed in the first pass's slices (count, threads, times).
+    [[nodiscard]] bool matches_first() const noexcept { return seen_ == plan_.first; }
+    // The deferred BEGINs (perfetto_trace::write_ends() writes them).
+    [[nodiscard]] pf_deferred& deferred() noexcept { return deferred_; }
 
     // Opens a packet at `ts` on the sequence, for a track event.
     static basic_protobuf_writer<byte_buffer>::open_message packet(basic_protobuf_writer<byte_buffer>& w,
@@ -247,6 +293,7 @@ public:
 private:
     struct held_packet {
         std::string bytes;
+        bool deferred = false;
         bool zero_length = false;
         pf_end_ref end{};  // if zero_length: its END, after the bytes
     };
@@ -256,7 +303,7 @@ private:
     };
 
     void counter_event(std::int64_t ts, const std::uint32_t* tracks, const std::int64_t* values, std::size_t n) {
-        basic_protobuf_writer<byte_buffer> w(block_.bytes);
+        basic_protobuf_writer<byte_buffer> w(out_);
         const auto p = packet(w, std::max<std::int64_t>(ts, 0));
         const auto e = w.begin(pf::packet::track_event);
         w.varint(pf::event::type, pf::event::type_counter);
@@ -266,10 +313,10 @@ private:
         for (std::size_t k = 1; k < n; ++k) w.int64(pf::event::extra_counter_values, values[k]);
         w.end(e);
         w.end(p);
-        maybe_hand_over();
+        maybe_flush();
     }
-    void maybe_hand_over() {
-        if (block_.bytes.size() >= block_bytes) block_ = queue_.push(std::move(block_));
+    void maybe_flush() {
+        if (out_.size() >= flush_bytes) flush();
     }
 
     std::uint32_t thread_track(int pid, std::int64_t tid) {
@@ -309,7 +356,8 @@ private:
     }
 
     pf_plan plan_;
-    pf_block_queue& queue_;
+    std::function<void(std::string_view)> sink_;
+    const std::atomic<bool>& cancelled_;
     pf_slice_fold seen_;
     std::vector<held_group> groups_;
     pf_interner categories_, names_, arg_names_;
@@ -320,8 +368,9 @@ private:
     int last_pid_ = 0;  // the last counters() call's tracks
     std::vector<std::string> last_names_;
     std::vector<std::uint32_t> last_tracks_;
-    pf_block block_;
-    byte_buffer scratch_;  // a held BEGIN
+    byte_buffer out_;        // the body's next bytes
+    pf_deferred deferred_;   // written after the ENDs
+    byte_buffer scratch_;    // a held BEGIN
 };
 
 }  // namespace dfx::convert::swimlane::trace

@@ -28,49 +28,50 @@
 // the JSON "id" of slices (flows are attached directly instead).
 //
 // Two passes, so that nothing is kept per slice but a 32-byte skeleton.
-// The flows come after every slice and bind to slices, so the slices' ends
-// (which carry the flows) can only be written once every flow is in; their
-// begins (name, category, args: most of the bytes) need nothing from later.
+// The flows come after every slice and bind to slices, so a slice's END
+// (which carries its flows) can only be written once every flow is in; its
+// BEGIN (name, category, args: most of the bytes) needs nothing from later.
 // trace_processor sorts a whole trace by (timestamp, position in the file)
 // before it reads it (its TraceSorter, for a file with no flush events), so
 // the packets need not come in time order, only in the right order where
 // their times are equal. Hence:
 //   1. the sections run once: each slice is kept as a skeleton (track,
-//      times, event id, order written), each flow endpoint is bound to one,
-//      each counter call names its tracks;
-//   2. write_ends(): the slices are nested (overflow tracks), and the header,
-//      the track descriptors and every slice's END with its flows are
-//      written, then the flows that bind to no slice as instants;
-//   3. the slice and counter sections run a second time, the same calls in
-//      the same order (perfetto_begins.hpp): each BEGIN and counter packet is
-//      written as it comes (a zero-length slice's END right after its BEGIN).
-// The second pass can start as soon as the first pass's slices are in
-// (start_second_pass()) and run on another thread while the first binds the
-// flows: its packets wait in a bounded queue of blocks until the ENDs are
-// written (perfetto_blocks.hpp).
-// Written before every BEGIN, an END always precedes a BEGIN at the same
-// time on its track; ENDs at one time come innermost first (the skeletons
-// are walked backwards in nesting order). BEGINs at one time on one track
-// must come outer first: where the sections wrote a shorter one before a
-// longer one that begins with it, the group is held back until its last
-// member comes and then written in nesting order (rare). Timestamps are
-// absolute (ns; a delta clock would need time order), and interned data
-// goes on the first packet in the file that uses it.
+//      times, event id, order written), each counter call names its tracks;
+//   2. start_second_pass(): the slices are nested (overflow tracks), the
+//      trace's start and the tracks' descriptors are written, and the slice
+//      and counter sections run a second time (perfetto_begins.hpp), the
+//      same calls in the same order, on a thread of their own: each BEGIN and
+//      counter packet is written as it comes: the trace's body;
+//   3. meanwhile the flow sections run: each endpoint is bound to a skeleton;
+//   4. write_ends(): every slice's END with its flows, the flows that bind to
+//      no slice as instants, then the few BEGINs that were deferred.
+// At one time on one track, an END must precede a BEGIN: the BEGIN of a
+// slice that starts exactly when another ends on its track is deferred,
+// written after the ENDs; so is a zero-length slice, whose END follows its
+// BEGIN. ENDs at one time come innermost first (the skeletons are walked
+// backwards in nesting order). BEGINs at one time on one track must come
+// outer first: where the sections wrote a shorter one before a longer one
+// that begins with it, the group is held back until its last member comes
+// and then written in nesting order (rare). Timestamps are absolute (ns; a
+// delta clock would need time order), and interned data goes on the first
+// packet in the file that uses it (a BEGIN written out of turn carries its
+// own).
 //
 //   perfetto_trace pb;
 //   pb.process_name(4, "Worker View");
 //   pb.slice({"event", "QK(t7)", 4, 10000, ts_us, dur_us, event_id}, args);   // pass 1
 //   pb.counters(2, {{"shared_ready_queue AIC", 3}, {"shared_ready_queue AIV", 0}}, ts_us);
-//   perfetto_begins& second = pb.start_second_pass();   // (may run on another thread from here)
-//   pb.flow(flow_id, 's', 4, 10000, ts_us, event_id);
-//   pb.write_ends([&](std::string_view bytes) { file.append(bytes); });
-//   second.slice({"event", "QK(t7)", 4, 10000, ts_us, dur_us, event_id}, args);   // pass 2
+//   perfetto_begins& second = pb.start_second_pass([&](std::string_view bytes) { file.append(bytes); });
+//   second.slice({"event", "QK(t7)", 4, 10000, ts_us, dur_us, event_id}, args);   // pass 2 (a thread)
 //   second.counters(2, {{"shared_ready_queue AIC", 3}, {"shared_ready_queue AIV", 0}}, ts_us);
-//   pb.finish();   // the last block through the sink; checks both passes matched
+//   pb.flow(flow_id, 's', 4, 10000, ts_us, event_id);                            // (this thread)
+//   pb.write_ends();   // once the second pass is done
+//   pb.finish();       // checks both passes matched
 #pragma once
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -88,7 +89,6 @@
 #include "dfx/convert/common/prefault_ahead.hpp"
 #include "dfx/convert/common/protobuf_writer.hpp"
 #include "dfx/convert/swimlane/trace/perfetto_begins.hpp"
-#include "dfx/convert/swimlane/trace/perfetto_blocks.hpp"
 #include "dfx/convert/swimlane/trace/perfetto_fields.hpp"
 #include "dfx/convert/swimlane/trace/perfetto_flow_binder.hpp"
 #include "dfx/convert/swimlane/trace/perfetto_tables.hpp"
@@ -99,10 +99,6 @@ class perfetto_trace final : public pf_backend {
 public:
     // µs (the JSON view's unit, 3 decimals) -> ns.
     static std::int64_t ns(double us) { return pf_ns(us); }
-    // At most `most_waiting_blocks` blocks of the second pass (about 1 MiB
-    // each) wait for the ENDs to be written; then the second pass waits.
-    explicit perfetto_trace(std::size_t most_waiting_blocks = 64) : queue_(most_waiting_blocks) {}
-
     // Room for about `slices` slice skeletons and `flows` flow endpoints (a
     // hint: growing a table copies it, and the copy and the old one are both
     // resident for a moment; room reserved but never touched costs nothing).
@@ -167,35 +163,24 @@ public:
     [[nodiscard]] std::size_t slices() const noexcept { return fold_.count; }
 
     // After the first pass's slices (and the counters written with them):
-    // nests the slices (overflow tracks) and makes the second pass, which
-    // may then run on another thread while this one takes the flows.
-    perfetto_begins& start_second_pass() {
+    // nests the slices (overflow tracks), writes the trace's start and the
+    // tracks' descriptors through `sink(std::string_view)` (a file writer's
+    // append; it may throw), and makes the second pass, which writes the
+    // body through it from then on and may run on another thread while this
+    // one takes the flows (which write nothing until write_ends()).
+    template <class Sink>
+    perfetto_begins& start_second_pass(Sink&& sink) {
         if (begins_) throw std::logic_error("perfetto_trace: start_second_pass() twice");
+        sink_ = std::forward<Sink>(sink);
         if (!binder_.indexed()) binder_.index(slices_, tracks_.size());
-        nest_slices();
-        pf_plan plan = plan_second_pass();
+        std::vector<bool> tied;
+        nest_slices(tied);
+        pf_plan plan = plan_second_pass(tied);
         plan.threads = threads_;
         plan.counter_tracks = counter_tracks_;
         plan.thread_of.resize(tracks_.size());
         for (std::uint32_t t = 0; t < tracks_.size(); ++t) plan.thread_of[t] = thread_of(t);
         plan.first = fold_;
-        begins_ = std::make_unique<perfetto_begins>(std::move(plan), queue_);
-        return *begins_;
-    }
-
-    // Ends the first pass: writes the trace's start, the track descriptors,
-    // every slice's END with its flows and the instants, through
-    // `sink(std::string_view)` (a file writer's append; it may throw), in
-    // blocks of about 1 MiB; then the second pass's blocks so far, and hands
-    // the writing over to it (perfetto_blocks.hpp).
-    template <class Sink>
-    void write_ends(Sink&& sink) {
-        if (ends_written_) throw std::logic_error("perfetto_trace: write_ends() twice");
-        if (!begins_) start_second_pass();
-        ahead_.stop();  // nothing more is written to the tables
-        sink_ = std::forward<Sink>(sink);
-        binder_.release();  // the slices stay in nesting order
-        flows_.group(slices_.size());
         basic_protobuf_writer<byte_buffer> w(out_);
         {  // The first packet clears the incremental state: every later one may use interned data.
             const auto p = w.begin(pf::trace_packet);
@@ -203,7 +188,25 @@ public:
             w.varint(pf::packet::sequence_flags, pf::packet::seq_incremental_state_cleared);
             w.end(p);
         }
-        for (std::size_t i = 0; i < tracks_.size(); ++i) write_descriptor(w, i);
+        write_descriptors(w);
+        flush();
+        begins_ = std::make_unique<perfetto_begins>(std::move(plan), sink_, cancelled_);
+        return *begins_;
+    }
+
+    // After the flows, once the second pass has written its body (on this
+    // thread, or joined): writes the descriptors of tracks added since, every
+    // slice's END with its flows, the instants and the deferred BEGINs.
+    void write_ends() {
+        if (!begins_) throw std::logic_error("perfetto_trace: write_ends() before start_second_pass()");
+        if (ends_written_) throw std::logic_error("perfetto_trace: write_ends() twice");
+        ends_written_ = true;
+        ahead_.stop();  // nothing more is written to the tables
+        binder_.release();  // the slices stay in nesting order
+        flows_.group(slices_.size());
+        begins_->flush();
+        basic_protobuf_writer<byte_buffer> w(out_);
+        write_descriptors(w);
         // Backwards in nesting order: at one end, the innermost first.
         for (std::size_t i = slices_.size(); i-- > 0;) {
             const slice_rec& s = slices_[i];
@@ -219,12 +222,22 @@ public:
             write_flow_id(w, f.tagged);
             w.end(e);
             w.end(p);
+            maybe_flush();
         }
         std::vector<orphan_rec>().swap(orphans_);
         std::vector<slice_rec>().swap(slices_);
+        // The deferred BEGINs, with the ENDs of the zero-length ones in their places.
+        pf_deferred& d = begins_->deferred();
+        std::size_t at = 0;
+        for (const pf_end_ref& e : d.ends) {
+            out_.append(d.bytes.data() + at, e.offset - at);
+            end_event(w, e.ts, e.track, e.at);
+            at = e.offset;
+            maybe_flush();
+        }
+        out_.append(d.bytes.data() + at, d.bytes.size() - at);
+        d = pf_deferred{};
         flush();
-        ends_written_ = true;
-        queue_.write_all_then_hand_over([this](pf_block& b) { write_block(b); });
     }
 
     // The second pass, knowing every track there is now: for counters that
@@ -236,16 +249,18 @@ public:
         return *begins_;
     }
 
-    // Ends the second pass (on this thread, once it is done): writes its
-    // last block. Throws std::logic_error if it did not hand in the first
-    // pass's slices.
+    // Writes what is left. Throws std::logic_error if the second pass did
+    // not hand in the first pass's slices.
     void finish() {
         if (!ends_written_) throw std::logic_error("perfetto_trace: finish() before write_ends()");
-        begins_->close();
+        if (!begins_->matches_first()) {
+            throw std::logic_error("perfetto_trace: the second pass's slices are not the first's");
+        }
+        begins_->flush();
     }
-    // Stops a second pass running on another thread: its next hand-over
-    // throws pf_cancelled (the first pass failed).
-    void cancel_second_pass() { queue_.cancel(); }
+    // Stops a second pass running on another thread: its next write throws
+    // pf_cancelled (the first pass failed).
+    void cancel_second_pass() noexcept { cancelled_.store(true, std::memory_order_relaxed); }
 
     static constexpr std::uint64_t sequence_id = perfetto_begins::sequence_id;
 
@@ -274,21 +289,30 @@ private:
     // one where it nests. The slices are in nesting order
     // (pf_flow_binder::index(): track, begin, end descending, order written);
     // the binder's tables keep their thread tracks.
-    void nest_slices() {
+    // `tied[i]`: slice i (in nesting order) begins on its track after
+    // nesting exactly when another one there ends (its BEGIN must follow
+    // that END in the file).
+    void nest_slices(std::vector<bool>& tied) {
         struct lane {
             std::uint32_t track;
             std::vector<std::int64_t> open_ends;  // a stack: innermost last
+            std::int64_t last_closed = -1;        // the latest end popped (ends are popped in time order)
         };
+        tied.assign(slices_.size(), false);
         std::vector<lane> lanes;
         std::uint32_t current = none;
-        for (slice_rec& s : slices_) {
+        for (std::size_t i = 0; i < slices_.size(); ++i) {
+            slice_rec& s = slices_[i];
             if (s.track != current) {
                 current = s.track;
-                lanes.assign(1, lane{current, {}});
+                lanes.assign(1, lane{current, {}, -1});
             }
             lane* fit = nullptr;
             for (lane& l : lanes) {
-                while (!l.open_ends.empty() && l.open_ends.back() <= s.begin) l.open_ends.pop_back();
+                while (!l.open_ends.empty() && l.open_ends.back() <= s.begin) {
+                    l.last_closed = std::max(l.last_closed, l.open_ends.back());
+                    l.open_ends.pop_back();
+                }
                 if (l.open_ends.empty() || l.open_ends.back() >= s.end) {
                     fit = &l;
                     break;
@@ -296,11 +320,13 @@ private:
             }
             if (!fit) {
                 const auto index = pf_narrow<std::uint32_t>(tracks_.size(), "overflow tracks");
+                if (index >= pf_plan::track_bits) throw std::length_error("perfetto_trace: too many tracks");
                 const track_rec t = tracks_[current];
                 tracks_.push_back({track_rec::overflow, t.pid, t.tid, t.name, uuid_of(current)});
-                lanes.push_back(lane{index, {}});
+                lanes.push_back(lane{index, {}, -1});
                 fit = &lanes.back();
             }
+            tied[i] = fit->last_closed == s.begin;
             fit->open_ends.push_back(s.end);
             s.track = fit->track;
         }
@@ -309,10 +335,18 @@ private:
     // What the second pass needs per slice (by order written), and the
     // groups of BEGINs it must hold back: slices of one (track, begin) that
     // were written in another order than nesting order.
-    pf_plan plan_second_pass() const {
+    // A BEGIN is deferred (written after the ENDs) if it is tied or its
+    // slice has zero length; in a group of one (track, begin), the deferred
+    // ones are the last in nesting order (if one is tied, all are; the
+    // zero-length ones are the shortest).
+    pf_plan plan_second_pass(const std::vector<bool>& tied) const {
         pf_plan plan;
         plan.slices.assign(slices_.size(), pf_plan::planned{});
-        for (std::uint32_t i = 0; i < slices_.size(); ++i) plan.slices[slices_[i].seq] = {slices_[i].track, i};
+        for (std::uint32_t i = 0; i < slices_.size(); ++i) {
+            const slice_rec& s = slices_[i];
+            const bool deferred = tied[i] || s.end == s.begin;
+            plan.slices[s.seq] = {s.track | (deferred ? pf_plan::deferred_bit : 0u), i};
+        }
         std::vector<std::uint32_t> same_time;  // one track's part of a run of (thread, begin)
         std::vector<std::uint32_t> done;
         for (std::size_t lo = 0, hi = 0; lo < slices_.size(); lo = hi) {
@@ -367,24 +401,6 @@ private:
         w.end(e);
         w.end(p);
     }
-    // A block of the second pass, with the ENDs of its zero-length slices
-    // in their places. (On the thread that writes at the time: one at a time.)
-    void write_block(pf_block& b) {
-        std::size_t at = 0;
-        basic_protobuf_writer<byte_buffer> w(out_);
-        for (const pf_end_ref& e : b.ends) {
-            out_.append(b.bytes.data() + at, e.offset - at);
-            end_event(w, e.ts, e.track, e.at);
-            at = e.offset;
-            maybe_flush();
-        }
-        if (out_.size() == 0) {
-            sink_(std::string_view(b.bytes.data() + at, b.bytes.size() - at));
-            return;
-        }
-        out_.append(b.bytes.data() + at, b.bytes.size() - at);
-        flush();
-    }
     // Perfetto's flow ids are global to the trace and 0 means none: the JSON
     // view's id + 1.
     template <class W>
@@ -393,7 +409,7 @@ private:
                   static_cast<std::uint64_t>(tagged & ~starts_bit) + 1);
     }
     void maybe_flush() {
-        if (out_.size() >= perfetto_begins::block_bytes) flush();
+        if (out_.size() >= perfetto_begins::flush_bytes) flush();
     }
     void flush() {
         if (out_.size() == 0) return;
@@ -445,6 +461,10 @@ private:
         return index;
     }
 
+    // The descriptors of the tracks not described yet.
+    void write_descriptors(basic_protobuf_writer<byte_buffer>& w) {
+        for (; described_ < tracks_.size(); ++described_) write_descriptor(w, described_);
+    }
     void write_descriptor(basic_protobuf_writer<byte_buffer>& w, std::size_t i) {
         const track_rec& t = tracks_[i];
         const auto p = w.begin(pf::trace_packet);
@@ -493,8 +513,9 @@ private:
     std::vector<orphan_rec> orphans_;  // endpoints with no slice: instants
     byte_buffer out_;
     std::function<void(std::string_view)> sink_;
+    std::size_t described_ = 0;  // tracks whose descriptors are written
     bool ends_written_ = false;
-    pf_block_queue queue_;
+    std::atomic<bool> cancelled_{false};
     std::unique_ptr<perfetto_begins> begins_;
     // Last, so it stops before the tables it watches are freed.
     bool reserved_ = false;
