@@ -10,11 +10,15 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <memory>
 #include <optional>
+#include <stdexcept>
+#include <thread>
 #include <unordered_set>
 #include <vector>
 
@@ -23,6 +27,7 @@
 #include "dfx/convert/swimlane/time_window.hpp"
 #include "dfx/convert/swimlane/trace/event_shapes.hpp"
 #include "dfx/convert/swimlane/trace/index.hpp"
+#include "dfx/convert/swimlane/trace/perfetto_skeletons.hpp"
 
 namespace dfx::convert::swimlane {
 
@@ -92,9 +97,12 @@ public:
     // the section runs.
     template <class NumbersOf, class Body>
     void in_chunks(std::size_t n, std::int64_t& counter, NumbersOf&& numbers_of, Body&& body) {
+        if (ev.protobuf() && !ev.window() && ev.protobuf()->wants_skeletons_only()) {
+            return skeletons_in_chunks(n, counter, numbers_of, body);
+        }
         if (ev.protobuf() || ev.window()) {
-            // The protobuf backend collects events, it formats nothing: one
-            // thread, in item order, drawing from the counter directly. A
+            // The protobuf backend's second pass, and its flows, go to it in
+            // item order: one thread, drawing from the counter directly. A
             // window keeps state across items (a counter's value in force
             // at START, a flow's start): one thread too.
             part_state state;
@@ -131,6 +139,79 @@ public:
     }
 
 private:
+    // The protobuf backend's first pass over a slice section: chunks run on
+    // two threads into recorders of what that pass keeps
+    // (perfetto_skeletons.hpp), handed to it in chunk order on this thread
+    // as they are done, so that few wait. The same calls in the same order
+    // as one thread would make, each chunk drawing its numbers from where
+    // the counting pass put it (as format_in_order does).
+    template <class NumbersOf, class Body>
+    void skeletons_in_chunks(std::size_t n, std::int64_t& counter, NumbersOf&& numbers_of, Body&& body) {
+        const std::size_t grain = std::max<std::size_t>(opt.chunk_items, 1);
+        std::vector<item_chunk> chunks;
+        for (std::size_t begin = 0; begin < n; begin += grain) {
+            item_chunk c{begin, std::min(n, begin + grain), counter, 0};
+            for (std::size_t i = c.begin; i < c.end; ++i) c.numbers += static_cast<std::int64_t>(numbers_of(i));
+            counter += c.numbers;
+            chunks.push_back(c);
+        }
+        struct part {
+            pf_skeleton_recorder calls;
+            std::size_t events = 0, hb_violations = 0;
+            std::exception_ptr error;
+            std::atomic<bool> done{false};
+        };
+        std::unique_ptr<part[]> parts(new part[chunks.size()]);
+        std::atomic<std::size_t> next{0};
+        std::atomic<bool> failed{false};
+        const auto run = [&](std::size_t k) {
+            part& p = parts[k];
+            try {
+                json_buffer unused;
+                event_sink sink(unused, &p.calls);
+                part_state state;
+                std::int64_t number = chunks[k].first_number;
+                for (std::size_t i = chunks[k].begin; i < chunks[k].end; ++i) body(sink, i, number, state);
+                if (number != chunks[k].first_number + chunks[k].numbers) {
+                    throw std::logic_error("trace_context: a chunk's items drew other numbers than they said");
+                }
+                p.events = sink.count();
+                p.hb_violations = state.hb_violations;
+            } catch (...) {
+                p.error = std::current_exception();
+                failed = true;
+            }
+            p.done.store(true, std::memory_order_release);
+        };
+        std::size_t handed = 0;  // chunks handed to the backend
+        const auto hand_done = [&] {
+            for (; handed < chunks.size() && parts[handed].done.load(std::memory_order_acquire); ++handed) {
+                part& p = parts[handed];
+                if (p.error) std::rethrow_exception(p.error);
+                p.calls.replay(*ev.protobuf());
+                ev.add_count(p.events);
+                summary.hb_violations += p.hb_violations;
+                p.calls.release();
+            }
+        };
+        std::thread helper([&] {
+            for (std::size_t k; !failed && (k = next.fetch_add(1)) < chunks.size();) run(k);
+        });
+        try {
+            for (std::size_t k; !failed && (k = next.fetch_add(1)) < chunks.size();) {
+                run(k);
+                hand_done();
+            }
+        } catch (...) {
+            failed = true;
+            helper.join();
+            throw;
+        }
+        helper.join();
+        hand_done();
+        if (handed != chunks.size()) throw std::logic_error("trace_context: a chunk was not handed in");
+    }
+
     json_file_writer& file_;
 };
 

@@ -153,6 +153,10 @@ public:
     // Points of several counter tracks at one time (one packet).
     virtual void counters(int pid, std::initializer_list<std::pair<std::string_view, std::int64_t>> points,
                           double ts_us) = 0;
+    // True while only slices' skeletons and counters' tracks matter (the
+    // first pass, before the flows): the sections' chunks may then be
+    // recorded on other threads and handed in later (perfetto_skeletons.hpp).
+    [[nodiscard]] virtual bool wants_skeletons_only() const noexcept { return false; }
     // The tracks of points that a window holds back until it closes (the
     // first pass must know every track before the second starts).
     virtual void declare_counters(int pid, std::initializer_list<std::pair<std::string_view, std::int64_t>> points) {

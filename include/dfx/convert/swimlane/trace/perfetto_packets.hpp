@@ -160,6 +160,7 @@ public:
     void declare_counters(int pid, std::initializer_list<std::pair<std::string_view, std::int64_t>> points) override {
         counters(pid, points, 0);
     }
+    [[nodiscard]] bool wants_skeletons_only() const noexcept override { return !begins_; }
     [[nodiscard]] std::size_t slices() const noexcept { return fold_.count; }
 
     // After the first pass's slices (and the counters written with them):

@@ -1,0 +1,96 @@
+// perfetto_skeletons: what a chunk of a slice section hands the protobuf
+// backend's first pass, recorded on the thread that formats the chunk and
+// handed to the backend later, in chunk order (trace_context::in_chunks).
+// The first pass keeps only each slice's skeleton (thread, times, event id)
+// and each counter point's track, so only those are recorded: names and
+// args are the second pass's, which runs the sections again.
+//
+//   pf_skeleton_recorder part;                    // one per chunk
+//   event_sink ev(scratch, &part);                // the chunk's items write to it
+//   ...
+//   part.replay(first_pass);                      // in chunk order, on the backend's thread
+//   part.release();
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "dfx/convert/swimlane/trace/perfetto_fields.hpp"
+
+namespace dfx::convert::swimlane::trace {
+
+class pf_skeleton_recorder final : public pf_backend {
+public:
+    [[nodiscard]] bool wants_skeletons_only() const noexcept override { return true; }
+
+    void slice_span(const pf_slice& s, std::span<const pf_arg>) override {
+        calls_.push_back({call::slice, s.pid, s.tid, s.ts_us, s.dur_us, s.event_id});
+    }
+    void counter(int pid, std::string_view name, double, std::int64_t) override { note_track(pid, name); }
+    void counters(int pid, std::initializer_list<std::pair<std::string_view, std::int64_t>> points,
+                  double) override {
+        for (const auto& point : points) note_track(pid, point.first);
+    }
+    // Not in a chunk: the sections name tracks and draw flows outside them.
+    void process_name(int, std::string_view) override { misplaced("a process name"); }
+    void thread_name(int, std::int64_t, std::string_view) override { misplaced("a thread name"); }
+    void flow(std::int64_t, char, int, std::int64_t, double, std::int64_t) override { misplaced("a flow"); }
+
+    // Hands the calls to `to`, in the order they were made.
+    void replay(pf_backend& to) const {
+        for (const call& c : calls_) {
+            if (c.kind == call::slice) {
+                to.slice(pf_slice{{}, {}, c.pid, c.tid, c.ts_us, c.dur_us, c.event_id});
+            } else {
+                const auto& [pid, name] = tracks_[static_cast<std::size_t>(c.tid)];
+                to.counter(pid, name, 0.0, 0);
+            }
+        }
+    }
+
+    // Frees what was recorded (once it is replayed).
+    void release() {
+        std::vector<call>().swap(calls_);
+        std::vector<std::pair<int, std::string>>().swap(tracks_);
+        last_ = ~std::size_t{0};
+    }
+
+private:
+    struct call {
+        enum kind_t : std::uint8_t { slice, counter_track } kind;
+        int pid;
+        std::int64_t tid;  // a counter track: its index in tracks_
+        double ts_us, dur_us;
+        std::int64_t event_id;
+    };
+    // A counter track, once per run of points on it (a phase's points come
+    // in runs of the same tracks).
+    void note_track(int pid, std::string_view name) {
+        if (!tracks_.empty() && last_ != ~std::size_t{0} && tracks_[last_].first == pid && tracks_[last_].second == name) {
+            return;
+        }
+        for (std::size_t i = 0; i < tracks_.size(); ++i) {
+            if (tracks_[i].first == pid && tracks_[i].second == name) {
+                last_ = i;
+                return;
+            }
+        }
+        last_ = tracks_.size();
+        tracks_.emplace_back(pid, std::string(name));
+        calls_.push_back({call::counter_track, pid, static_cast<std::int64_t>(last_), 0.0, 0.0, -1});
+    }
+    [[noreturn]] static void misplaced(const char* what) {
+        throw std::logic_error(std::string("perfetto_trace: ") + what + " inside a chunk of a slice section");
+    }
+    std::vector<call> calls_;
+    std::vector<std::pair<int, std::string>> tracks_;  // the chunk's counter tracks
+    std::size_t last_ = ~std::size_t{0};
+};
+
+}  // namespace dfx::convert::swimlane::trace
