@@ -1,9 +1,11 @@
 // perfetto_decode: a small reader of the protobuf traces perfetto_trace
 // writes, for its unit tests, that reads them as trace_processor does: the
 // packets sorted by (timestamp, position in the file), then each track's
-// BEGIN / END events paired by a stack (an overflow track counts as its
-// parent thread's), flows taken from a slice's BEGIN and END. Names must be
-// inline (pf_slice::inline_text): it does not intern.
+// BEGIN / END events paired by a stack (a slice on an overflow track is
+// reported on its parent thread), flows taken from a slice's BEGIN and END
+// in that order: a terminating id read before the id that starts its flow
+// is dropped, as trace_processor drops it. Names must be inline
+// (pf_slice::inline_text): it does not intern.
 //
 //   const decoded_trace d = decode_trace(bytes);
 //   CHECK(d.problems.empty());
@@ -34,6 +36,7 @@ struct decoded_slice {
 
 struct decoded_trace {
     std::vector<decoded_slice> slices;
+    std::vector<std::uint64_t> dropped_flows;  // ended before they started: trace_processor drops them
     std::vector<std::pair<std::uint64_t, bool>> instant_flows;
     std::vector<std::pair<std::uint64_t, bool>> flow_ids;  // every flow id in file order
     std::vector<std::string> problems;
@@ -133,7 +136,18 @@ inline decoded_trace decode_trace(std::string_view trace) {
     // trace_processor's order: by timestamp, then position in the file.
     std::stable_sort(events.begin(), events.end(), [](const event& a, const event& b) { return a.ts < b.ts; });
     std::map<std::uint64_t, std::vector<const event*>> open;  // track -> its open BEGINs
+    std::map<std::uint64_t, bool> active;  // flow id -> started, not ended
     for (const event& ev : events) {
+        for (const auto& [id, start] : ev.flows) {
+            if (start) {
+                if (active[id]) d.problems.push_back("flow " + std::to_string(id) + " started twice");
+                active[id] = true;
+            } else if (!active[id]) {
+                d.dropped_flows.push_back(id);
+            } else {
+                active[id] = false;
+            }
+        }
         const std::uint64_t thread = is_thread[ev.track] ? ev.track : parent[ev.track];
         if (ev.type == pf::event::type_slice_begin) {
             open[ev.track].push_back(&ev);

@@ -9,7 +9,9 @@ track descriptors, interned data (valid only after SEQ_INCREMENTAL_STATE_CLEARED
 on the sequence), the sequence-scoped incremental clock, the order
 trace_processor reads events in (by timestamp, then position in the file),
 slice begin / end nesting per track, flows by id (on a slice's begin or its
-end), counters. It reports structural problems (an
+end; a terminating id read before its flow started is dropped, as
+trace_processor drops it, and must be an arrow the JSON loses too: one that
+ends no later than it starts), counters. It reports structural problems (an
 event without SEQ_NEEDS_INCREMENTAL_STATE, an unknown iid, an END without a
 BEGIN, a flow without both ends, ...).
 
@@ -110,6 +112,7 @@ class Decoded:
         self.counters = []  # (pid, name, ts, value)
         self.flows = defaultdict(lambda: {"s": [], "f": []})  # id -> ends (slice keys)
         self.problems = []
+        self.dropped_flows = []  # ended before they started: trace_processor drops them
         self.packets = 0
         self.counts = Counter()  # for the protoc cross-check
 
@@ -240,6 +243,7 @@ def decode(path):
     # trace_processor sorts the whole trace by (timestamp, position in the
     # file) before it reads it (its TraceSorter, for a file without flush
     # events): so does this (sorted() is stable).
+    active = {}  # flow id -> started and not ended
     for ev in sorted(pending, key=lambda ev: ev["ts"]):
         if len(ev["xtracks"]) != len(ev["xvalues"]):
             d.problems.append(f"{len(ev['xtracks'])} extra counter tracks, {len(ev['xvalues'])} values")
@@ -253,6 +257,16 @@ def decode(path):
         if t is None:
             d.problems.append(f"event on undescribed track {ev.get('track')}")
             continue
+        # trace_processor starts a flow at the first event that names it in
+        # flow_ids and drops a terminating id read before that.
+        for fid in ev["flows"]:
+            if active.get(fid):
+                d.problems.append(f"flow {fid} started twice")
+            active[fid] = True
+        for fid in ev["terms"]:
+            if not active.get(fid):
+                d.dropped_flows.append(fid)
+            active[fid] = False
         kind = ev.get("type")
         if kind == TYPE_BEGIN:
             stacks[ev["track"]].append(ev)
@@ -350,10 +364,12 @@ def normalise_json(path, pb_args_of, problems):
                 counters[(ev["pid"], f"{ev['name']} {k}", ns(ev["ts"]), v)] += 1
     for track in by_track.values():
         track.sort(key=lambda s: (s["ts"], -s["end"]))
+    flow_ts = defaultdict(dict)  # JSON flow id -> {"s": ts, "f": ts}
     for ev in events:
         ph = ev.get("ph")
         if ph not in ("s", "f"):
             continue
+        flow_ts[ev["id"]][ph] = ev["ts"]
         target = by_id.get(ev.get("bind_id"))
         if target is not None and (target["pid"], target["tid"]) != (ev["pid"], ev["tid"]):
             target = None
@@ -385,7 +401,11 @@ def normalise_json(path, pb_args_of, problems):
     flows = Counter()
     for ends in flow_ends.values():
         flows[json.dumps([ends["s"], ends["f"]])] += 1
-    return {"processes": processes, "threads": threads, "slices": out, "counters": counters, "flows": flows}
+    # Arrows that end no later than they start: trace_processor drops them
+    # from the JSON too.
+    backwards = {i for i, t in flow_ts.items() if "s" in t and "f" in t and t["f"] <= t["s"]}
+    return {"processes": processes, "threads": threads, "slices": out, "counters": counters, "flows": flows,
+            "backwards": backwards}
 
 
 def compare(json_path, pb_path, out=sys.stdout):
@@ -396,6 +416,13 @@ def compare(json_path, pb_path, out=sys.stdout):
         carried[slice_key(s)] |= set(s["args"])
     problems = list(d.problems)
     js = normalise_json(json_path, lambda key: carried.get(tuple(key), set()), problems)
+    # A flow the protobuf loses in trace_processor must be one the JSON loses too.
+    lost = [fid for fid in d.dropped_flows if fid - 1 not in js["backwards"]]
+    if lost:
+        problems.append(f"{len(lost)} flow(s) trace_processor would drop from the protobuf but not from the JSON, "
+                        f"e.g. {lost[:5]}")
+    print(f"flows dropped by trace_processor: {len(d.dropped_flows)} (JSON arrows that run backwards: "
+          f"{len(js['backwards'])})", file=out)
     for part in ("processes", "threads", "slices", "counters", "flows"):
         a, b = js[part], pb[part]
         if a == b:

@@ -4,28 +4,24 @@
 // with its flows, whatever order the sections wrote the slices in and
 // however their times tie: slices that touch, zero-length ones, shorter ones
 // written before the longer ones they begin with, partial overlaps. The
-// bytes do not depend on the room reserved nor on whether the second pass
-// runs beside the first, a write error comes
-// out of the call that wrote, and a second pass that is not the first is
-// refused.
+// bytes do not depend on the room reserved, a write error comes out of the
+// call that wrote, and a second pass that is not the first is refused.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cstdint>
-#include <exception>
 #include <map>
 #include <random>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <tuple>
 #include <vector>
 
 #include "dfx/convert/swimlane/trace/perfetto_packets.hpp"
 #include "perfetto_decode.hpp"
 
-using dfx::convert::swimlane::trace::perfetto_begins;
 using dfx::convert::swimlane::trace::perfetto_trace;
 using dfx::convert::swimlane::trace::pf_arg;
 using dfx::convert::swimlane::trace::pf_backend;
@@ -45,17 +41,11 @@ struct flow_spec {
     std::size_t from, to;  // slices, bound by event id (= index)
 };
 
-// How the second pass runs: on this thread, or on a thread of its own
-// while this one binds the flows (as write_trace runs it).
-struct passes {
-    bool concurrent = false;
-};
-
 // Both passes of perfetto_trace over `slices` and `flows` (flows by event
 // id, plus one endpoint on an empty thread: an instant), through `sink`.
 template <class Sink>
 void write_two_passes(const std::vector<slice_spec>& slices, const std::vector<flow_spec>& flows, Sink&& sink,
-                      bool reserved = false, passes how = {}) {
+                      bool reserved = false) {
     perfetto_trace pb;
     if (reserved) pb.reserve(slices.size(), 2 * flows.size());
     pb.process_name(4, "Worker View");
@@ -68,50 +58,24 @@ void write_two_passes(const std::vector<slice_spec>& slices, const std::vector<f
         }
         to.counter(2, "ready AIC", 1.0, 3);
     };
-    const auto all_flows = [&] {
-        for (const flow_spec& f : flows) {
-            const slice_spec& a = slices[f.from];
-            const slice_spec& b = slices[f.to];
-            pb.flow(f.id, 's', 4, a.tid, a.ts, static_cast<std::int64_t>(f.from));
-            pb.flow(f.id, 'f', 4, b.tid, b.ts, static_cast<std::int64_t>(f.to));
-        }
-        pb.flow(999'999, 's', 4, 77, 5.0, -1);  // no slice on thread 77: an instant
-        pb.flow(999'999, 'f', 4, 77, 6.0, -1);
-    };
     all_slices(pb);
-    perfetto_begins& second = pb.start_second_pass(sink);
-    if (!how.concurrent) {
-        all_slices(second);
-        second.flush();
-        all_flows();
-    } else {
-        std::exception_ptr second_error;
-        std::thread thread([&] {
-            try {
-                all_slices(second);
-                second.flush();
-            } catch (...) {
-                second_error = std::current_exception();
-            }
-        });
-        try {
-            all_flows();
-        } catch (...) {
-            pb.cancel_second_pass();
-            thread.join();
-            throw;
-        }
-        thread.join();
-        if (second_error) std::rethrow_exception(second_error);
+    pb.end_of_slices();
+    for (const flow_spec& f : flows) {
+        const slice_spec& a = slices[f.from];
+        const slice_spec& b = slices[f.to];
+        pb.flow(f.id, 's', 4, a.tid, a.ts, static_cast<std::int64_t>(f.from));
+        pb.flow(f.id, 'f', 4, b.tid, b.ts, static_cast<std::int64_t>(f.to));
     }
-    pb.write_ends();
+    pb.flow(999'999, 's', 4, 77, 5.0, -1);  // no slice on thread 77: an instant
+    pb.flow(999'999, 'f', 4, 77, 6.0, -1);
+    all_slices(pb.write_ends(sink));
     pb.finish();
 }
 
 std::string two_passes(const std::vector<slice_spec>& slices, const std::vector<flow_spec>& flows,
-                       bool reserved = false, passes how = {}) {
+                       bool reserved = false) {
     std::string bytes;
-    write_two_passes(slices, flows, [&](std::string_view b) { bytes.append(b); }, reserved, how);
+    write_two_passes(slices, flows, [&](std::string_view b) { bytes.append(b); }, reserved);
     return bytes;
 }
 
@@ -142,10 +106,7 @@ TEST_CASE("perfetto_trace: every slice comes back whole, however the times tie a
         const std::vector<slice_spec> slices = tied_slices(rng, 10 + rng() % 120);
         std::vector<flow_spec> flows;
         for (std::int64_t id = 0; id < 40; ++id) flows.push_back({id, rng() % slices.size(), rng() % slices.size()});
-        const std::string bytes = two_passes(slices, flows);
-        // The second pass on a thread of its own: the same bytes.
-        CHECK(two_passes(slices, flows, false, {true}) == bytes);
-        const decoded_trace d = decode_trace(bytes);
+        const decoded_trace d = decode_trace(two_passes(slices, flows));
         CHECK(d.problems.empty());
         for (const std::string& p : d.problems) MESSAGE(p);
         // The same slices (names are unique), each on its thread: a track of
@@ -177,10 +138,21 @@ TEST_CASE("perfetto_trace: every slice comes back whole, however the times tie a
             }
         }
         REQUIRE(ends.size() == flows.size());
+        // trace_processor keeps every arrow whose end is read after its
+        // start: all but those whose destination ends before (or, at a
+        // tie, when) its source begins.
+        const std::set<std::uint64_t> dropped(d.dropped_flows.begin(), d.dropped_flows.end());
+        std::size_t kept = 0;
         for (const flow_spec& f : flows) {
-            CHECK(ends[static_cast<std::uint64_t>(f.id) + 1] ==
-                  std::pair<std::string, std::string>{slices[f.from].name, slices[f.to].name});
+            const auto id = static_cast<std::uint64_t>(f.id) + 1;
+            CHECK(ends[id] == std::pair<std::string, std::string>{slices[f.from].name, slices[f.to].name});
+            const std::int64_t source_begin = perfetto_trace::ns(slices[f.from].ts);
+            const std::int64_t destination_end = perfetto_trace::ns(slices[f.to].ts + slices[f.to].dur);
+            if (destination_end > source_begin) CHECK(dropped.count(id) == 0);
+            if (destination_end < source_begin) CHECK(dropped.count(id) == 1);
+            kept += dropped.count(id) == 0;
         }
+        CHECK(kept > flows.size() / 4);  // (about half the random arrows run forwards)
         CHECK(d.instant_flows.size() == 2);
     }
 }
@@ -218,8 +190,6 @@ TEST_CASE("perfetto_trace: the same bytes with room reserved (and faulted in ahe
     const std::string reserved = two_passes(slices, flows, true);
     CHECK(grown.size() > slices.size() * 20);
     CHECK(grown == reserved);
-    // The second pass beside the flows: the same bytes.
-    CHECK(two_passes(slices, flows, true, {true}) == grown);
     // Each flow starts once and ends once.
     std::map<std::uint64_t, std::pair<int, int>> roles;
     for (const auto& [id, start] : decode_trace(grown).flow_ids) ++(start ? roles[id].first : roles[id].second);
@@ -229,26 +199,22 @@ TEST_CASE("perfetto_trace: the same bytes with room reserved (and faulted in ahe
     CHECK(whole == flows.size() + 1);
 }
 
-TEST_CASE("perfetto_trace: a write error comes out, from either thread, and nothing is written after it") {
+TEST_CASE("perfetto_trace: a write error comes out of the call that wrote, and nothing is written after it") {
     std::mt19937_64 rng(5);
     const std::vector<slice_spec> slices = tied_slices(rng, 70'000);
     std::vector<flow_spec> flows;
     for (std::int64_t id = 0; id < 20'000; ++id) flows.push_back({id, rng() % slices.size(), rng() % slices.size()});
-    // Write 1: the trace's start; 2: the second pass's first block of the
-    // body (on its own thread when concurrent); 6: the ENDs.
-    for (const int fail_at : {1, 2, 6}) {
-        for (const passes how : {passes{false}, passes{true}}) {
-            CAPTURE(fail_at);
-            CAPTURE(how.concurrent);
-            int calls = 0;
-            const auto failing = [&](std::string_view) {
-                if (++calls == fail_at) throw std::runtime_error("out.pftrace: cannot write: No space left on device");
-                REQUIRE(calls < fail_at);
-            };
-            CHECK_THROWS_WITH_AS(write_two_passes(slices, flows, failing, false, how),
-                                 "out.pftrace: cannot write: No space left on device", std::runtime_error);
-            CHECK(calls == fail_at);
-        }
+    // Write 1: the start and the ENDs' first block; 3: the second pass's.
+    for (const int fail_at : {1, 3}) {
+        CAPTURE(fail_at);
+        int calls = 0;
+        const auto failing = [&](std::string_view) {
+            if (++calls == fail_at) throw std::runtime_error("out.pftrace: cannot write: No space left on device");
+            REQUIRE(calls < fail_at);
+        };
+        CHECK_THROWS_WITH_AS(write_two_passes(slices, flows, failing), "out.pftrace: cannot write: No space left on device",
+                             std::runtime_error);
+        CHECK(calls == fail_at);
     }
 }
 
@@ -256,8 +222,7 @@ TEST_CASE("perfetto_trace: a second pass that is not the first is refused") {
     perfetto_trace pb;
     pb.slice(pf_slice{"event", "a", 4, 10, 1.0, 2.0, 0, pf_slice::inline_text});
     pb.slice(pf_slice{"event", "b", 4, 11, 1.0, 2.0, 1, pf_slice::inline_text});
-    pf_backend& second = pb.start_second_pass([](std::string_view) {});
-    pb.write_ends();
+    pf_backend& second = pb.write_ends([](std::string_view) {});
     SUBCASE("a slice fewer") {
         second.slice(pf_slice{"event", "a", 4, 10, 1.0, 2.0, 0, pf_slice::inline_text});
         CHECK_THROWS_AS(pb.finish(), std::logic_error);

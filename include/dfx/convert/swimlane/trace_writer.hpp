@@ -32,11 +32,9 @@
 #pragma once
 
 #include <cstdint>
-#include <exception>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -97,41 +95,7 @@ inline trace_summary write_trace(const perf_data& pd, const deps_graph& deps, co
     // Slices first: markers and alloc bars become arrow anchors.
     marker_list markers;
     write_slice_sections(cx, index, markers);
-    // The protobuf's second pass (perfetto_packets.hpp) runs the slice
-    // sections again on a thread of its own while this one takes the flows,
-    // writing each begin and counter point as it comes. Quiet: the first
-    // pass said all there was to say.
-    trace_options quiet = opt;
-    quiet.verbose = nullptr;
-    quiet.warnings = nullptr;
-    std::thread second;
-    std::exception_ptr second_error;
-    struct join_on_error {  // the first pass failed: stop the second, then unwind
-        perfetto_trace* pb;
-        std::thread& second;
-        ~join_on_error() {
-            if (!second.joinable()) return;
-            pb->cancel_second_pass();
-            second.join();
-        }
-    } joiner{pb ? &*pb : nullptr, second};
-    if (pb) {
-        perfetto_begins& begins = pb->start_second_pass([&](std::string_view bytes) {
-            out.append(bytes);
-            out.maybe_flush();
-        });
-        second = std::thread([&, &begins = begins] {
-            try {
-                trace_context again(out, quiet, index.first_free_event_id, &begins);
-                marker_list unused;
-                write_slice_sections(again, index, unused);
-                again.ev.close({});
-                begins.flush();
-            } catch (...) {
-                second_error = std::current_exception();
-            }
-        });
-    }
+    if (pb) pb->end_of_slices();
     // Then the arrows, drawing flow ids in this order.
     write_dependency_flows(cx, index, markers);
     write_complete_flows(cx, index);
@@ -144,14 +108,22 @@ inline trace_summary write_trace(const perf_data& pd, const deps_graph& deps, co
     if (opt.overhead) write_overhead_counters(cx, index);
     cx.ev.close(pd.timeline_metadata_json);
     if (pb) {
-        second.join();
-        if (second_error) std::rethrow_exception(second_error);
-        pb->write_ends();
-        if (opt.overhead) {  // (counter tracks the second pass did not know of when it started)
-            trace_context again(out, quiet, index.first_free_event_id, &pb->second_pass_with_every_track());
-            write_overhead_counters(again, index);
-            again.ev.close({});
-        }
+        // The protobuf's second pass (perfetto_packets.hpp): the slices' ends
+        // with their flows, then the slice and counter sections once more,
+        // each begin and counter point written as it comes. Quiet: the first
+        // pass said all there was to say.
+        perfetto_begins& second = pb->write_ends([&](std::string_view bytes) {
+            out.append(bytes);
+            out.maybe_flush();
+        });
+        trace_options quiet = opt;
+        quiet.verbose = nullptr;
+        quiet.warnings = nullptr;
+        trace_context again(out, quiet, index.first_free_event_id, &second);
+        marker_list unused;
+        write_slice_sections(again, index, unused);
+        if (opt.overhead) write_overhead_counters(again, index);
+        again.ev.close({});
         pb->finish();
     }
     cx.summary.events = cx.ev.count();

@@ -81,7 +81,6 @@ public:
             case window_gate::verdict::hold:
                 t->pid = pid;
                 t->values.assign(points.begin(), points.end());
-                pb_->declare_counters(pid, points);
                 return;
             case window_gate::verdict::write: break;
             }

@@ -1,27 +1,19 @@
 // perfetto_begins: the protobuf backend's second pass (perfetto_packets.hpp
 // explains the two). The trace sections run again, the same calls in the
-// same order, and each slice's BEGIN (category, name, args) and each counter
-// point is encoded as it comes and written through the file's sink: the
-// trace's body, before the slices' ENDs. It runs on a thread of its own
-// while the first pass binds the flows, so it reads nothing the first pass
-// still changes: what it needs is handed over in a pf_plan.
+// same order, and each slice's BEGIN (category, name, args, the flows that
+// start on it) and each counter point is encoded as it comes and written
+// through the file's sink, after the slices' ENDs; a zero-length slice's
+// END follows its BEGIN. What it needs of the first pass is handed over in
+// a pf_plan.
 //
-// A few BEGINs are deferred, kept in memory and written after the ENDs
-// (perfetto_trace::write_ends()): those of slices that begin on their track
-// exactly when another one ends there (at equal times trace_processor reads
-// the file's order, and the END must come first), and zero-length slices,
-// whose END (carrying their flows, bound meanwhile) follows the BEGIN: a
-// place in the deferred bytes (pf_end_ref), filled when they are written.
-//
-//   perfetto_begins begins(std::move(plan), sink);      // perfetto_trace::start_second_pass()
+//   perfetto_begins& begins = first_pass.write_ends(sink);
 //   begins.slice({"event", "QK(t7)", 4, 10000, ts_us, dur_us, event_id}, args);
 //   begins.counter(2, "shared_ready_queue AIC", ts_us, 3);
-//   begins.flush();   // the last body bytes through the sink
+//   begins.flush();   // the last bytes through the sink
 #pragma once
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -38,6 +30,7 @@
 
 #include "dfx/convert/common/protobuf_writer.hpp"
 #include "dfx/convert/swimlane/trace/perfetto_fields.hpp"
+#include "dfx/convert/swimlane/trace/perfetto_flow_binder.hpp"
 #include "dfx/convert/swimlane/trace/perfetto_tables.hpp"
 
 namespace dfx::convert::swimlane::trace {
@@ -47,8 +40,9 @@ inline std::int64_t pf_ns(double us) { return std::llround(us * 1000.0); }
 // A slice's times as the trace holds them: ns, never negative (a negative
 // time is possible only with --lenient), the end not before the begin.
 inline std::pair<std::int64_t, std::int64_t> pf_times(double ts_us, double dur_us) {
-    const std::int64_t begin = std::max<std::int64_t>(pf_ns(ts_us), 0);
-    return {begin, std::max<std::int64_t>(begin + pf_ns(dur_us), begin)};
+    const std::int64_t ts = pf_ns(ts_us);
+    const std::int64_t begin = std::max<std::int64_t>(ts, 0);
+    return {begin, std::max<std::int64_t>(ts + pf_ns(dur_us), begin)};
 }
 // The key of thread (pid, tid) in the backend's tables.
 inline std::uint64_t pf_thread_key(int pid, std::int64_t tid) {
@@ -72,35 +66,14 @@ struct pf_slice_fold {
     bool operator==(const pf_slice_fold&) const = default;
 };
 
-// Where a zero-length slice's END goes in the deferred bytes: before the
-// byte at `offset`, at `ts`, on `track`, carrying the flows of the slice at
-// `at` in nesting order.
-struct pf_end_ref {
-    std::size_t offset;
-    std::int64_t ts;
-    std::uint32_t track, at;
-};
-struct pf_deferred {
-    byte_buffer bytes;
-    std::vector<pf_end_ref> ends;  // by offset
-};
-
-// The first pass failed: the second stops at its next write.
-struct pf_cancelled : std::runtime_error {
-    pf_cancelled() : std::runtime_error("perfetto_trace: the second pass was cancelled") {}
-};
-
 // What the first pass hands the second (perfetto_trace::start_second_pass()).
 struct pf_plan {
     // Per slice, in the order written: its track after nesting (held_bit:
-    // its BEGIN is held back; deferred_bit: it is written after the ENDs)
-    // and its place in nesting order (its flows).
+    // its BEGIN is held back) and its place in nesting order (its flows).
     struct planned {
         std::uint32_t track, at;
     };
     static constexpr std::uint32_t held_bit = 1u << 31;
-    static constexpr std::uint32_t deferred_bit = 1u << 30;
-    static constexpr std::uint32_t track_bits = deferred_bit - 1;
     std::vector<planned> slices;
     // BEGINs of one track at one time that the sections wrote in another
     // order than nesting order: held until the group's last one comes, then
@@ -115,17 +88,21 @@ struct pf_plan {
     std::map<std::pair<int, std::string>, std::uint32_t> counter_tracks;
     std::vector<std::uint32_t> thread_of;  // track -> its thread's track (an overflow track's parent)
     pf_slice_fold first;
+    const pf_slice_flows* flows = nullptr;  // each slice's flow endpoints, by place in nesting order
 };
+
+// A flow endpoint as the backend keeps it: the flow id, its top bit set for
+// a start.
+inline constexpr std::uint32_t pf_starts_bit = 1u << 31;
 
 class perfetto_begins final : public pf_backend {
 public:
     static constexpr std::uint64_t sequence_id = 1;
     static constexpr std::size_t flush_bytes = std::size_t{1} << 20;  // written through the sink this full
 
-    // `sink(bytes)` writes (and may throw); `cancelled`, once set, makes the
-    // next write throw pf_cancelled.
-    perfetto_begins(pf_plan plan, std::function<void(std::string_view)> sink, const std::atomic<bool>& cancelled)
-        : plan_(std::move(plan)), sink_(std::move(sink)), cancelled_(cancelled) {
+    // `sink(bytes)` writes (and may throw).
+    perfetto_begins(pf_plan plan, std::function<void(std::string_view)> sink)
+        : plan_(std::move(plan)), sink_(std::move(sink)) {
         groups_.resize(plan_.group_sizes.size());
         for (std::size_t g = 0; g < groups_.size(); ++g) {
             groups_[g].waiting = plan_.group_sizes[g];
@@ -150,16 +127,15 @@ public:
         }
         pf_plan::planned p = plan_.slices[k];
         const bool holding = (p.track & pf_plan::held_bit) != 0;
-        const bool deferred = (p.track & pf_plan::deferred_bit) != 0;
-        p.track &= pf_plan::track_bits;
+        p.track &= ~pf_plan::held_bit;
         if (plan_.thread_of[p.track] != thread) {
             throw std::logic_error("perfetto_trace: the second pass's slices are not the first's");
         }
-        // A held or deferred BEGIN is written out of turn: it carries its
-        // own interned data. (Interned data goes on the first packet in the
-        // file that uses it.)
-        const bool own_interning = holding || deferred;
-        byte_buffer& to = holding ? scratch_ : deferred ? deferred_.bytes : out_;
+        // A held BEGIN is written out of turn: it carries its own interned
+        // data. (Interned data goes on the first packet in the file that
+        // uses it.)
+        const bool own_interning = holding;
+        byte_buffer& to = holding ? scratch_ : out_;
         basic_protobuf_writer<byte_buffer> w(to);
         const std::uint32_t cat = categories_.intern(s.cat);
         const bool inline_name = s.name_kind == pf_slice::inline_text;
@@ -205,34 +181,27 @@ public:
             if (a.kind == pf_arg::text) w.string(pf::annotation::string_value, a.s);
             w.end(m);
         }
+        // The flows that start here: trace_processor starts a flow at the
+        // first event that names it and drops a terminating id read before
+        // that, so a start rides on the BEGIN (the earliest a slice has)
+        // and an end on the END (the latest).
+        for (auto [f, last] = plan_.flows->of(p.at); f != last; ++f) {
+            if ((*f & pf_starts_bit) != 0) write_flow_id(w, *f);
+        }
         w.end(e);
         w.end(pk);
-        if (!holding) {
-            // A zero-length slice holds nothing: its END follows its BEGIN.
-            if (end == begin) deferred_.ends.push_back({deferred_.bytes.size(), end, p.track, p.at});
-            return maybe_flush();
-        }
+        // A zero-length slice holds nothing: its END follows its BEGIN.
+        if (end == begin) end_event(w, end, p.track, p.at, *plan_.flows);
+        if (!holding) return maybe_flush();
         const auto slot = plan_.held.find(static_cast<std::uint32_t>(k));
         if (slot == plan_.held.end()) throw std::logic_error("perfetto_trace: a held slice without its group");
         held_group& g = groups_[slot->second.group];
-        held_packet& mine = g.packets[slot->second.rank];
-        mine.bytes.assign(scratch_.data(), scratch_.size());
-        mine.deferred = deferred;
-        mine.zero_length = end == begin;
-        mine.end = {0, end, p.track, p.at};
+        std::string& mine = g.packets[slot->second.rank];
+        mine.assign(scratch_.data(), scratch_.size());
         scratch_.clear();
         if (--g.waiting != 0) return;
-        // In nesting order, each to its place (the deferred ones are the
-        // group's last: see perfetto_trace::plan_second_pass()).
-        for (held_packet& h : g.packets) {
-            if (!h.deferred) {
-                out_.append(h.bytes);
-                continue;
-            }
-            deferred_.bytes.append(h.bytes);
-            if (h.zero_length) deferred_.ends.push_back({deferred_.bytes.size(), h.end.ts, h.end.track, h.end.at});
-        }
-        std::vector<held_packet>().swap(g.packets);
+        for (const std::string& bytes : g.packets) out_.append(bytes);  // in nesting order
+        std::vector<std::string>().swap(g.packets);
         maybe_flush();
     }
 
@@ -261,24 +230,36 @@ public:
         counter_event(pf_ns(ts_us), last_tracks_.data(), values.data(), n);
     }
 
-    // Tracks the first pass added since the plan (perfetto_trace::second_pass_with_every_track()).
-    void learn_tracks(const std::unordered_map<std::uint64_t, std::uint32_t>& threads,
-                      const std::map<std::pair<int, std::string>, std::uint32_t>& counter_tracks) {
-        plan_.threads = threads;
-        plan_.counter_tracks = counter_tracks;
-    }
-
     // Writes what is encoded through the sink.
     void flush() {
         if (out_.size() == 0) return;
-        if (cancelled_.load(std::memory_order_relaxed)) throw pf_cancelled();
         sink_(std::string_view(out_.data(), out_.size()));
         out_.clear();
     }
     // Whether this pass handed in the first pass's slices (count, threads, times).
     [[nodiscard]] bool matches_first() const noexcept { return seen_ == plan_.first; }
-    // The deferred BEGINs (perfetto_trace::write_ends() writes them).
-    [[nodiscard]] pf_deferred& deferred() noexcept { return deferred_; }
+
+    // The END at `ts` on `track` of the slice at `at` in nesting order, with
+    // the flows that end on it.
+    static void end_event(basic_protobuf_writer<byte_buffer>& w, std::int64_t ts, std::uint32_t track, std::uint32_t at,
+                          const pf_slice_flows& flows) {
+        const auto p = packet(w, ts);
+        const auto e = w.begin(pf::packet::track_event);
+        w.varint(pf::event::type, pf::event::type_slice_end);
+        w.varint(pf::event::track_uuid, track + 1);
+        for (auto [f, last] = flows.of(at); f != last; ++f) {
+            if ((*f & pf_starts_bit) == 0) write_flow_id(w, *f);
+        }
+        w.end(e);
+        w.end(p);
+    }
+    // Perfetto's flow ids are global to the trace and 0 means none: the JSON
+    // view's id + 1.
+    template <class W>
+    static void write_flow_id(W& w, std::uint32_t tagged) {
+        w.fixed64((tagged & pf_starts_bit) != 0 ? pf::event::flow_ids : pf::event::terminating_flow_ids,
+                  static_cast<std::uint64_t>(tagged & ~pf_starts_bit) + 1);
+    }
 
     // Opens a packet at `ts` on the sequence, for a track event.
     static basic_protobuf_writer<byte_buffer>::open_message packet(basic_protobuf_writer<byte_buffer>& w,
@@ -291,15 +272,9 @@ public:
     }
 
 private:
-    struct held_packet {
-        std::string bytes;
-        bool deferred = false;
-        bool zero_length = false;
-        pf_end_ref end{};  // if zero_length: its END, after the bytes
-    };
     struct held_group {
         std::uint32_t waiting = 0;
-        std::vector<held_packet> packets;  // by rank in nesting order
+        std::vector<std::string> packets;  // by rank in nesting order
     };
 
     void counter_event(std::int64_t ts, const std::uint32_t* tracks, const std::int64_t* values, std::size_t n) {
@@ -357,7 +332,6 @@ private:
 
     pf_plan plan_;
     std::function<void(std::string_view)> sink_;
-    const std::atomic<bool>& cancelled_;
     pf_slice_fold seen_;
     std::vector<held_group> groups_;
     pf_interner categories_, names_, arg_names_;
@@ -368,9 +342,8 @@ private:
     int last_pid_ = 0;  // the last counters() call's tracks
     std::vector<std::string> last_names_;
     std::vector<std::uint32_t> last_tracks_;
-    byte_buffer out_;        // the body's next bytes
-    pf_deferred deferred_;   // written after the ENDs
-    byte_buffer scratch_;    // a held BEGIN
+    byte_buffer out_;      // the next bytes
+    byte_buffer scratch_;  // a held BEGIN
 };
 
 }  // namespace dfx::convert::swimlane::trace

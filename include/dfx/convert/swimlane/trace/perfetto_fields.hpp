@@ -157,13 +157,6 @@ public:
     // first pass, before the flows): the sections' chunks may then be
     // recorded on other threads and handed in later (perfetto_skeletons.hpp).
     [[nodiscard]] virtual bool wants_skeletons_only() const noexcept { return false; }
-    // The tracks of points that a window holds back until it closes (the
-    // first pass must know every track before the second starts).
-    virtual void declare_counters(int pid, std::initializer_list<std::pair<std::string_view, std::int64_t>> points) {
-        (void)pid;
-        (void)points;
-    }
-
     // A slice and its args (a vector, an array or a braced list of pf_arg).
     template <class Args = std::initializer_list<pf_arg>>
     void slice(const pf_slice& s, const Args& args = {}) {

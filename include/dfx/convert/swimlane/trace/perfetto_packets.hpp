@@ -28,50 +28,50 @@
 // the JSON "id" of slices (flows are attached directly instead).
 //
 // Two passes, so that nothing is kept per slice but a 32-byte skeleton.
-// The flows come after every slice and bind to slices, so a slice's END
-// (which carries its flows) can only be written once every flow is in; its
-// BEGIN (name, category, args: most of the bytes) needs nothing from later.
-// trace_processor sorts a whole trace by (timestamp, position in the file)
-// before it reads it (its TraceSorter, for a file with no flush events), so
-// the packets need not come in time order, only in the right order where
-// their times are equal. Hence:
+// The flows come after every slice and bind to slices, so no event of a
+// slice can be written before every flow is in. trace_processor sorts a
+// whole trace by (timestamp, position in the file) before it reads it (its
+// TraceSorter, for a file with no flush events), so the packets need not
+// come in time order, only in the right order where their times are equal.
+// Hence:
 //   1. the sections run once: each slice is kept as a skeleton (track,
-//      times, event id, order written), each counter call names its tracks;
-//   2. start_second_pass(): the slices are nested (overflow tracks), the
-//      trace's start and the tracks' descriptors are written, and the slice
-//      and counter sections run a second time (perfetto_begins.hpp), the
-//      same calls in the same order, on a thread of their own: each BEGIN and
-//      counter packet is written as it comes: the trace's body;
-//   3. meanwhile the flow sections run: each endpoint is bound to a skeleton;
-//   4. write_ends(): every slice's END with its flows, the flows that bind to
-//      no slice as instants, then the few BEGINs that were deferred.
-// At one time on one track, an END must precede a BEGIN: the BEGIN of a
-// slice that starts exactly when another ends on its track is deferred,
-// written after the ENDs; so is a zero-length slice, whose END follows its
-// BEGIN. ENDs at one time come innermost first (the skeletons are walked
-// backwards in nesting order). BEGINs at one time on one track must come
-// outer first: where the sections wrote a shorter one before a longer one
-// that begins with it, the group is held back until its last member comes
-// and then written in nesting order (rare). Timestamps are absolute (ns; a
-// delta clock would need time order), and interned data goes on the first
-// packet in the file that uses it (a BEGIN written out of turn carries its
-// own).
+//      times, event id, order written; its chunks recorded on two threads,
+//      perfetto_skeletons.hpp), each counter call names its tracks;
+//   2. the flow sections run: each endpoint is bound to a skeleton;
+//   3. write_ends(): the slices are nested (overflow tracks); the trace's
+//      start, the track descriptors, every slice's END with the flows that
+//      end on it, and the endpoints no slice holds (as instants) are written;
+//   4. the slice and counter sections run a second time, the same calls in
+//      the same order (perfetto_begins.hpp): each BEGIN, with the flows that
+//      start on it, and each counter point is written as it comes (a
+//      zero-length slice's END right after its BEGIN).
+// Written before every BEGIN, an END always precedes a BEGIN at the same
+// time on its track; ENDs at one time come innermost first (the skeletons
+// are walked backwards in nesting order). BEGINs at one time on one track
+// must come outer first: where the sections wrote a shorter one before a
+// longer one that begins with it, the group is held back until its last
+// member comes and then written in nesting order (rare). trace_processor
+// drops a flow whose terminating id it reads before the id that starts it:
+// a flow starts on its source's BEGIN and ends on its destination's END, so
+// only an arrow whose destination ends no later than its source begins is
+// lost (it runs backwards; the JSON loses it too). Timestamps are absolute
+// (ns; a delta clock would need time order), and interned data goes on the
+// first packet in the file that uses it (a held BEGIN carries its own).
 //
 //   perfetto_trace pb;
 //   pb.process_name(4, "Worker View");
 //   pb.slice({"event", "QK(t7)", 4, 10000, ts_us, dur_us, event_id}, args);   // pass 1
 //   pb.counters(2, {{"shared_ready_queue AIC", 3}, {"shared_ready_queue AIV", 0}}, ts_us);
-//   perfetto_begins& second = pb.start_second_pass([&](std::string_view bytes) { file.append(bytes); });
-//   second.slice({"event", "QK(t7)", 4, 10000, ts_us, dur_us, event_id}, args);   // pass 2 (a thread)
+//   pb.end_of_slices();
+//   pb.flow(flow_id, 's', 4, 10000, ts_us, event_id);
+//   perfetto_begins& second = pb.write_ends([&](std::string_view bytes) { file.append(bytes); });
+//   second.slice({"event", "QK(t7)", 4, 10000, ts_us, dur_us, event_id}, args);   // pass 2
 //   second.counters(2, {{"shared_ready_queue AIC", 3}, {"shared_ready_queue AIV", 0}}, ts_us);
-//   pb.flow(flow_id, 's', 4, 10000, ts_us, event_id);                            // (this thread)
-//   pb.write_ends();   // once the second pass is done
-//   pb.finish();       // checks both passes matched
+//   pb.finish();   // the last bytes; checks both passes matched
 #pragma once
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -103,7 +103,7 @@ public:
     // hint: growing a table copies it, and the copy and the old one are both
     // resident for a moment; room reserved but never touched costs nothing).
     // The room is faulted in on a second thread a little ahead of the
-    // writes (prefault_ahead.hpp), until it runs out or write_ends() begins.
+    // writes (prefault_ahead.hpp), until it runs out or the flows begin.
     void reserve(std::size_t slices, std::size_t flows) {
         const bool again = std::exchange(reserved_, true);
         if (again) ahead_.stop();  // the rooms may move: not watched any more
@@ -137,10 +137,15 @@ public:
         slices_.push_back(r);
         ahead_.wrote(ahead_slices_, slices_.size() * sizeof(slice_rec));
     }
+    // After the last slice (before the first flow): the slices are indexed
+    // for the flows, and a section's chunks are not recorded any more.
+    void end_of_slices() {
+        if (!binder_.indexed()) binder_.index(slices_, tracks_.size());
+    }
     // A flow endpoint, after every slice: it is bound now.
     void flow(std::int64_t id, char ph, int pid, std::int64_t tid, double ts_us, std::int64_t bind_id) override {
         if (id < 0 || id >= std::int64_t{1} << 31) throw std::length_error("perfetto_trace: flow id out of range");
-        const std::uint32_t tagged = static_cast<std::uint32_t>(id) | (ph == 's' ? starts_bit : 0u);
+        const std::uint32_t tagged = static_cast<std::uint32_t>(id) | (ph == 's' ? pf_starts_bit : 0u);
         const std::uint32_t track = thread_track(pid, tid);
         if (!binder_.indexed()) binder_.index(slices_, tracks_.size());
         const std::int64_t ts = std::max<std::int64_t>(ns(ts_us), 0);
@@ -157,31 +162,31 @@ public:
                   double) override {
         for (const auto& point : points) counter_track(pid, point.first);
     }
-    void declare_counters(int pid, std::initializer_list<std::pair<std::string_view, std::int64_t>> points) override {
-        counters(pid, points, 0);
-    }
-    [[nodiscard]] bool wants_skeletons_only() const noexcept override { return !begins_; }
+    [[nodiscard]] bool wants_skeletons_only() const noexcept override { return !binder_.indexed(); }
     [[nodiscard]] std::size_t slices() const noexcept { return fold_.count; }
 
-    // After the first pass's slices (and the counters written with them):
-    // nests the slices (overflow tracks), writes the trace's start and the
-    // tracks' descriptors through `sink(std::string_view)` (a file writer's
-    // append; it may throw), and makes the second pass, which writes the
-    // body through it from then on and may run on another thread while this
-    // one takes the flows (which write nothing until write_ends()).
+    // Ends the first pass, after the flows: nests the slices (overflow
+    // tracks) and writes the trace's start, the tracks' descriptors, every
+    // slice's END with the flows that end on it and the instants through
+    // `sink(std::string_view)` (a file writer's append; it may throw), in
+    // blocks of about 1 MiB. Returns the second pass, which writes through
+    // it too.
     template <class Sink>
-    perfetto_begins& start_second_pass(Sink&& sink) {
-        if (begins_) throw std::logic_error("perfetto_trace: start_second_pass() twice");
+    perfetto_begins& write_ends(Sink&& sink) {
+        if (begins_) throw std::logic_error("perfetto_trace: write_ends() twice");
+        ahead_.stop();  // nothing more is written to the tables
         sink_ = std::forward<Sink>(sink);
-        if (!binder_.indexed()) binder_.index(slices_, tracks_.size());
-        std::vector<bool> tied;
-        nest_slices(tied);
-        pf_plan plan = plan_second_pass(tied);
+        end_of_slices();
+        binder_.release();  // the slices stay in nesting order
+        flows_.group(slices_.size());
+        nest_slices();
+        pf_plan plan = plan_second_pass();
         plan.threads = threads_;
         plan.counter_tracks = counter_tracks_;
         plan.thread_of.resize(tracks_.size());
         for (std::uint32_t t = 0; t < tracks_.size(); ++t) plan.thread_of[t] = thread_of(t);
         plan.first = fold_;
+        plan.flows = &flows_;
         basic_protobuf_writer<byte_buffer> w(out_);
         {  // The first packet clears the incremental state: every later one may use interned data.
             const auto p = w.begin(pf::trace_packet);
@@ -189,29 +194,11 @@ public:
             w.varint(pf::packet::sequence_flags, pf::packet::seq_incremental_state_cleared);
             w.end(p);
         }
-        write_descriptors(w);
-        flush();
-        begins_ = std::make_unique<perfetto_begins>(std::move(plan), sink_, cancelled_);
-        return *begins_;
-    }
-
-    // After the flows, once the second pass has written its body (on this
-    // thread, or joined): writes the descriptors of tracks added since, every
-    // slice's END with its flows, the instants and the deferred BEGINs.
-    void write_ends() {
-        if (!begins_) throw std::logic_error("perfetto_trace: write_ends() before start_second_pass()");
-        if (ends_written_) throw std::logic_error("perfetto_trace: write_ends() twice");
-        ends_written_ = true;
-        ahead_.stop();  // nothing more is written to the tables
-        binder_.release();  // the slices stay in nesting order
-        flows_.group(slices_.size());
-        begins_->flush();
-        basic_protobuf_writer<byte_buffer> w(out_);
-        write_descriptors(w);
+        for (std::size_t i = 0; i < tracks_.size(); ++i) write_descriptor(w, i);
         // Backwards in nesting order: at one end, the innermost first.
         for (std::size_t i = slices_.size(); i-- > 0;) {
             const slice_rec& s = slices_[i];
-            if (s.end != s.begin) end_event(w, s.end, s.track, static_cast<std::uint32_t>(i));
+            if (s.end != s.begin) perfetto_begins::end_event(w, s.end, s.track, static_cast<std::uint32_t>(i), flows_);
             maybe_flush();
         }
         for (const orphan_rec& f : orphans_) {
@@ -220,48 +207,27 @@ public:
             w.varint(pf::event::type, pf::event::type_instant);
             w.varint(pf::event::track_uuid, uuid_of(f.track));
             w.string(pf::event::name, "flow");
-            write_flow_id(w, f.tagged);
+            perfetto_begins::write_flow_id(w, f.tagged);
             w.end(e);
             w.end(p);
             maybe_flush();
         }
         std::vector<orphan_rec>().swap(orphans_);
         std::vector<slice_rec>().swap(slices_);
-        // The deferred BEGINs, with the ENDs of the zero-length ones in their places.
-        pf_deferred& d = begins_->deferred();
-        std::size_t at = 0;
-        for (const pf_end_ref& e : d.ends) {
-            out_.append(d.bytes.data() + at, e.offset - at);
-            end_event(w, e.ts, e.track, e.at);
-            at = e.offset;
-            maybe_flush();
-        }
-        out_.append(d.bytes.data() + at, d.bytes.size() - at);
-        d = pf_deferred{};
         flush();
-    }
-
-    // The second pass, knowing every track there is now: for counters that
-    // the first pass wrote after it started (on this thread, once the
-    // second pass's thread is done).
-    perfetto_begins& second_pass_with_every_track() {
-        if (!begins_) throw std::logic_error("perfetto_trace: no second pass");
-        begins_->learn_tracks(threads_, counter_tracks_);
+        begins_ = std::make_unique<perfetto_begins>(std::move(plan), sink_);
         return *begins_;
     }
 
     // Writes what is left. Throws std::logic_error if the second pass did
     // not hand in the first pass's slices.
     void finish() {
-        if (!ends_written_) throw std::logic_error("perfetto_trace: finish() before write_ends()");
+        if (!begins_) throw std::logic_error("perfetto_trace: finish() before write_ends()");
         if (!begins_->matches_first()) {
             throw std::logic_error("perfetto_trace: the second pass's slices are not the first's");
         }
         begins_->flush();
     }
-    // Stops a second pass running on another thread: its next write throws
-    // pf_cancelled (the first pass failed).
-    void cancel_second_pass() noexcept { cancelled_.store(true, std::memory_order_relaxed); }
 
     static constexpr std::uint64_t sequence_id = perfetto_begins::sequence_id;
 
@@ -274,8 +240,6 @@ private:
         std::uint64_t parent = 0;
     };
     using slice_rec = pf_slice_rec;
-    // A flow endpoint as kept: the flow id, its top bit set for a start.
-    static constexpr std::uint32_t starts_bit = 1u << 31;
     // One that no slice holds: written as an instant.
     struct orphan_rec {
         std::int64_t ts;
@@ -290,30 +254,27 @@ private:
     // one where it nests. The slices are in nesting order
     // (pf_flow_binder::index(): track, begin, end descending, order written);
     // the binder's tables keep their thread tracks.
-    // `tied[i]`: slice i (in nesting order) begins on its track after
-    // nesting exactly when another one there ends (its BEGIN must follow
-    // that END in the file).
-    void nest_slices(std::vector<bool>& tied) {
+    // Slices of one track must nest: a begin / end stream cannot say that
+    // two slices overlap partly (the JSON view can, e.g. the Scheduler View's
+    // sub-lanes when a core's slices overlap). Each slice that would break
+    // the nesting moves to an overflow track under its thread's, the first
+    // one where it nests. The slices are in nesting order
+    // (pf_flow_binder::index(): track, begin, end descending, order written).
+    void nest_slices() {
         struct lane {
             std::uint32_t track;
             std::vector<std::int64_t> open_ends;  // a stack: innermost last
-            std::int64_t last_closed = -1;        // the latest end popped (ends are popped in time order)
         };
-        tied.assign(slices_.size(), false);
         std::vector<lane> lanes;
         std::uint32_t current = none;
-        for (std::size_t i = 0; i < slices_.size(); ++i) {
-            slice_rec& s = slices_[i];
+        for (slice_rec& s : slices_) {
             if (s.track != current) {
                 current = s.track;
-                lanes.assign(1, lane{current, {}, -1});
+                lanes.assign(1, lane{current, {}});
             }
             lane* fit = nullptr;
             for (lane& l : lanes) {
-                while (!l.open_ends.empty() && l.open_ends.back() <= s.begin) {
-                    l.last_closed = std::max(l.last_closed, l.open_ends.back());
-                    l.open_ends.pop_back();
-                }
+                while (!l.open_ends.empty() && l.open_ends.back() <= s.begin) l.open_ends.pop_back();
                 if (l.open_ends.empty() || l.open_ends.back() >= s.end) {
                     fit = &l;
                     break;
@@ -321,13 +282,12 @@ private:
             }
             if (!fit) {
                 const auto index = pf_narrow<std::uint32_t>(tracks_.size(), "overflow tracks");
-                if (index >= pf_plan::track_bits) throw std::length_error("perfetto_trace: too many tracks");
+                if (index >= pf_plan::held_bit) throw std::length_error("perfetto_trace: too many tracks");
                 const track_rec t = tracks_[current];
                 tracks_.push_back({track_rec::overflow, t.pid, t.tid, t.name, uuid_of(current)});
-                lanes.push_back(lane{index, {}, -1});
+                lanes.push_back(lane{index, {}});
                 fit = &lanes.back();
             }
-            tied[i] = fit->last_closed == s.begin;
             fit->open_ends.push_back(s.end);
             s.track = fit->track;
         }
@@ -336,18 +296,10 @@ private:
     // What the second pass needs per slice (by order written), and the
     // groups of BEGINs it must hold back: slices of one (track, begin) that
     // were written in another order than nesting order.
-    // A BEGIN is deferred (written after the ENDs) if it is tied or its
-    // slice has zero length; in a group of one (track, begin), the deferred
-    // ones are the last in nesting order (if one is tied, all are; the
-    // zero-length ones are the shortest).
-    pf_plan plan_second_pass(const std::vector<bool>& tied) const {
+    pf_plan plan_second_pass() const {
         pf_plan plan;
         plan.slices.assign(slices_.size(), pf_plan::planned{});
-        for (std::uint32_t i = 0; i < slices_.size(); ++i) {
-            const slice_rec& s = slices_[i];
-            const bool deferred = tied[i] || s.end == s.begin;
-            plan.slices[s.seq] = {s.track | (deferred ? pf_plan::deferred_bit : 0u), i};
-        }
+        for (std::uint32_t i = 0; i < slices_.size(); ++i) plan.slices[slices_[i].seq] = {slices_[i].track, i};
         std::vector<std::uint32_t> same_time;  // one track's part of a run of (thread, begin)
         std::vector<std::uint32_t> done;
         for (std::size_t lo = 0, hi = 0; lo < slices_.size(); lo = hi) {
@@ -391,24 +343,6 @@ private:
 
     // ---- writing ----
 
-    // The END of the slice at `at` in nesting order, with its flows.
-    void end_event(basic_protobuf_writer<byte_buffer>& w, std::int64_t ts, std::uint32_t track,
-                   std::uint32_t at) const {
-        const auto p = perfetto_begins::packet(w, ts);
-        const auto e = w.begin(pf::packet::track_event);
-        w.varint(pf::event::type, pf::event::type_slice_end);
-        w.varint(pf::event::track_uuid, uuid_of(track));
-        for (auto [f, last] = flows_.of(at); f != last; ++f) write_flow_id(w, *f);
-        w.end(e);
-        w.end(p);
-    }
-    // Perfetto's flow ids are global to the trace and 0 means none: the JSON
-    // view's id + 1.
-    template <class W>
-    static void write_flow_id(W& w, std::uint32_t tagged) {
-        w.fixed64((tagged & starts_bit) != 0 ? pf::event::flow_ids : pf::event::terminating_flow_ids,
-                  static_cast<std::uint64_t>(tagged & ~starts_bit) + 1);
-    }
     void maybe_flush() {
         if (out_.size() >= perfetto_begins::flush_bytes) flush();
     }
@@ -462,10 +396,6 @@ private:
         return index;
     }
 
-    // The descriptors of the tracks not described yet.
-    void write_descriptors(basic_protobuf_writer<byte_buffer>& w) {
-        for (; described_ < tracks_.size(); ++described_) write_descriptor(w, described_);
-    }
     void write_descriptor(basic_protobuf_writer<byte_buffer>& w, std::size_t i) {
         const track_rec& t = tracks_[i];
         const auto p = w.begin(pf::trace_packet);
@@ -514,9 +444,6 @@ private:
     std::vector<orphan_rec> orphans_;  // endpoints with no slice: instants
     byte_buffer out_;
     std::function<void(std::string_view)> sink_;
-    std::size_t described_ = 0;  // tracks whose descriptors are written
-    bool ends_written_ = false;
-    std::atomic<bool> cancelled_{false};
     std::unique_ptr<perfetto_begins> begins_;
     // Last, so it stops before the tables it watches are freed.
     bool reserved_ = false;
