@@ -101,8 +101,8 @@ public:
             return skeletons_in_chunks(n, counter, numbers_of, body);
         }
         if (ev.protobuf() || ev.window()) {
-            // The protobuf backend's second pass, and its flows, go to it in
-            // item order: one thread, drawing from the counter directly. A
+            // The protobuf backend's second pass goes to it in item order:
+            // one thread, drawing from the counter directly. A
             // window keeps state across items (a counter's value in force
             // at START, a flow's start): one thread too.
             part_state state;
@@ -139,7 +139,7 @@ public:
     }
 
 private:
-    // The protobuf backend's first pass over a slice section: chunks run on
+    // The protobuf backend's first pass over a section: chunks run on
     // two threads into recorders of what that pass keeps
     // (perfetto_skeletons.hpp), handed to it in chunk order on this thread
     // as they are done, so that few wait. The same calls in the same order

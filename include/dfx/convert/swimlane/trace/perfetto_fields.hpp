@@ -153,9 +153,9 @@ public:
     // Points of several counter tracks at one time (one packet).
     virtual void counters(int pid, std::initializer_list<std::pair<std::string_view, std::int64_t>> points,
                           double ts_us) = 0;
-    // True while only slices' skeletons and counters' tracks matter (the
-    // first pass, before the flows): the sections' chunks may then be
-    // recorded on other threads and handed in later (perfetto_skeletons.hpp).
+    // True while only slices' skeletons, counters' tracks and flow endpoints
+    // matter (the first pass): the sections' chunks may then be recorded on
+    // other threads and handed in later (perfetto_skeletons.hpp).
     [[nodiscard]] virtual bool wants_skeletons_only() const noexcept { return false; }
     // A slice and its args (a vector, an array or a braced list of pf_arg).
     template <class Args = std::initializer_list<pf_arg>>

@@ -138,7 +138,7 @@ public:
         ahead_.wrote(ahead_slices_, slices_.size() * sizeof(slice_rec));
     }
     // After the last slice (before the first flow): the slices are indexed
-    // for the flows, and a section's chunks are not recorded any more.
+    // for the flows.
     void end_of_slices() {
         if (!binder_.indexed()) binder_.index(slices_, tracks_.size());
     }
@@ -162,7 +162,7 @@ public:
                   double) override {
         for (const auto& point : points) counter_track(pid, point.first);
     }
-    [[nodiscard]] bool wants_skeletons_only() const noexcept override { return !binder_.indexed(); }
+    [[nodiscard]] bool wants_skeletons_only() const noexcept override { return !begins_; }
     [[nodiscard]] std::size_t slices() const noexcept { return fold_.count; }
 
     // Ends the first pass, after the flows: nests the slices (overflow

@@ -1,9 +1,10 @@
-// perfetto_skeletons: what a chunk of a slice section hands the protobuf
+// perfetto_skeletons: what a chunk of a section hands the protobuf
 // backend's first pass, recorded on the thread that formats the chunk and
 // handed to the backend later, in chunk order (trace_context::in_chunks).
-// The first pass keeps only each slice's skeleton (thread, times, event id)
-// and each counter point's track, so only those are recorded: names and
-// args are the second pass's, which runs the sections again.
+// The first pass keeps only each slice's skeleton (thread, times, event id),
+// each counter point's track and each flow endpoint (bound to a skeleton
+// when it is handed in), so only those are recorded: names and args are the
+// second pass's, which runs the slice sections again.
 //
 //   pf_skeleton_recorder part;                    // one per chunk
 //   event_sink ev(scratch, &part);                // the chunk's items write to it
@@ -37,16 +38,22 @@ public:
                   double) override {
         for (const auto& point : points) note_track(pid, point.first);
     }
-    // Not in a chunk: the sections name tracks and draw flows outside them.
+    void flow(std::int64_t id, char ph, int pid, std::int64_t tid, double ts_us, std::int64_t bind_id) override {
+        calls_.push_back({ph == 's' ? call::flow_start : call::flow_end, pid, tid, ts_us, static_cast<double>(id),
+                          bind_id});
+    }
+    // Not in a chunk: the sections name tracks outside them.
     void process_name(int, std::string_view) override { misplaced("a process name"); }
     void thread_name(int, std::int64_t, std::string_view) override { misplaced("a thread name"); }
-    void flow(std::int64_t, char, int, std::int64_t, double, std::int64_t) override { misplaced("a flow"); }
 
     // Hands the calls to `to`, in the order they were made.
     void replay(pf_backend& to) const {
         for (const call& c : calls_) {
             if (c.kind == call::slice) {
                 to.slice(pf_slice{{}, {}, c.pid, c.tid, c.ts_us, c.dur_us, c.event_id});
+            } else if (c.kind != call::counter_track) {
+                to.flow(static_cast<std::int64_t>(c.dur_us), c.kind == call::flow_start ? 's' : 'f', c.pid, c.tid,
+                        c.ts_us, c.event_id);
             } else {
                 const auto& [pid, name] = tracks_[static_cast<std::size_t>(c.tid)];
                 to.counter(pid, name, 0.0, 0);
@@ -63,11 +70,11 @@ public:
 
 private:
     struct call {
-        enum kind_t : std::uint8_t { slice, counter_track } kind;
+        enum kind_t : std::uint8_t { slice, counter_track, flow_start, flow_end } kind;
         int pid;
         std::int64_t tid;  // a counter track: its index in tracks_
-        double ts_us, dur_us;
-        std::int64_t event_id;
+        double ts_us, dur_us;  // a flow: its id in dur_us (exact: ids are below 2^31)
+        std::int64_t event_id;  // a flow: its bind id
     };
     // A counter track, once per run of points on it (a phase's points come
     // in runs of the same tracks).
