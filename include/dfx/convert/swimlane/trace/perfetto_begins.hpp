@@ -66,7 +66,7 @@ struct pf_slice_fold {
     bool operator==(const pf_slice_fold&) const = default;
 };
 
-// What the first pass hands the second (perfetto_trace::start_second_pass()).
+// What the first pass hands the second (perfetto_trace::write_ends()).
 struct pf_plan {
     // Per slice, in the order written: its track after nesting (held_bit:
     // its BEGIN is held back) and its place in nesting order (its flows).
@@ -83,7 +83,7 @@ struct pf_plan {
     };
     std::unordered_map<std::uint32_t, held_slot> held;
     std::vector<std::uint32_t> group_sizes;
-    // Copies of the first pass's lookups (it goes on adding to its own).
+    // The first pass's lookups, copied.
     std::unordered_map<std::uint64_t, std::uint32_t> threads;  // pf_thread_key -> track
     std::map<std::pair<int, std::string>, std::uint32_t> counter_tracks;
     std::vector<std::uint32_t> thread_of;  // track -> its thread's track (an overflow track's parent)
