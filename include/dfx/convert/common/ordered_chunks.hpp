@@ -38,6 +38,22 @@ struct item_chunk {
     std::int64_t numbers;  // how many its items said they draw
 };
 
+// Items [0, n) cut into chunks of `grain`, each knowing where its numbers
+// start: `numbers_of(i)` -> how many item i draws (called once per item, in
+// order). Numbers start at `first_number`, which is set past the last one.
+template <class NumbersOf>
+std::vector<item_chunk> numbered_chunks(std::size_t n, std::size_t grain, std::int64_t& first_number,
+                                        NumbersOf&& numbers_of) {
+    std::vector<item_chunk> chunks;
+    for (std::size_t begin = 0; begin < n; begin += grain) {
+        item_chunk c{begin, std::min(n, begin + grain), first_number, 0};
+        for (std::size_t i = c.begin; i < c.end; ++i) c.numbers += static_cast<std::int64_t>(numbers_of(i));
+        first_number += c.numbers;
+        chunks.push_back(c);
+    }
+    return chunks;
+}
+
 // Formats items [0, n) in chunks of `grain` into `out`, after everything
 // appended so far. `numbers_of(i)` -> how many sequence numbers item i draws
 // (called once per item, in order, on this thread); `format(chunk, buffer,
@@ -52,13 +68,7 @@ struct item_chunk {
 template <class Stats, class NumbersOf, class Format>
 Stats format_in_order(json_file_writer& out, std::size_t n, std::size_t grain, std::int64_t& first_number,
                       NumbersOf&& numbers_of, Format&& format) {
-    std::vector<item_chunk> chunks;
-    for (std::size_t begin = 0; begin < n; begin += grain) {
-        item_chunk c{begin, std::min(n, begin + grain), first_number, 0};
-        for (std::size_t i = c.begin; i < c.end; ++i) c.numbers += static_cast<std::int64_t>(numbers_of(i));
-        first_number += c.numbers;
-        chunks.push_back(c);
-    }
+    const std::vector<item_chunk> chunks = numbered_chunks(n, grain, first_number, numbers_of);
     const std::uint64_t first_seq = out.reserve_parts(chunks.size());
     std::atomic<std::size_t> next{0};
     std::atomic<bool> failed{false};

@@ -147,14 +147,8 @@ private:
     // the counting pass put it (as format_in_order does).
     template <class NumbersOf, class Body>
     void skeletons_in_chunks(std::size_t n, std::int64_t& counter, NumbersOf&& numbers_of, Body&& body) {
-        const std::size_t grain = std::max<std::size_t>(opt.chunk_items, 1);
-        std::vector<item_chunk> chunks;
-        for (std::size_t begin = 0; begin < n; begin += grain) {
-            item_chunk c{begin, std::min(n, begin + grain), counter, 0};
-            for (std::size_t i = c.begin; i < c.end; ++i) c.numbers += static_cast<std::int64_t>(numbers_of(i));
-            counter += c.numbers;
-            chunks.push_back(c);
-        }
+        const std::vector<item_chunk> chunks =
+            numbered_chunks(n, std::max<std::size_t>(opt.chunk_items, 1), counter, numbers_of);
         struct part {
             pf_skeleton_recorder calls;
             std::size_t events = 0, hb_violations = 0;
