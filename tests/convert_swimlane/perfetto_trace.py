@@ -11,7 +11,7 @@ trace_processor reads events in (by timestamp, then position in the file),
 slice begin / end nesting per track, flows by id (on a slice's begin or its
 end; a terminating id read before its flow started is dropped, as
 trace_processor drops it, and must be an arrow the JSON loses too: one that
-ends no later than it starts), counters. It reports structural problems (an
+ends before it starts), counters. It reports structural problems (an
 event without SEQ_NEEDS_INCREMENTAL_STATE, an unknown iid, an END without a
 BEGIN, a flow without both ends, ...).
 
@@ -401,9 +401,9 @@ def normalise_json(path, pb_args_of, problems):
     flows = Counter()
     for ends in flow_ends.values():
         flows[json.dumps([ends["s"], ends["f"]])] += 1
-    # Arrows that end no later than they start: trace_processor drops them
-    # from the JSON too.
-    backwards = {i for i, t in flow_ts.items() if "s" in t and "f" in t and t["f"] <= t["s"]}
+    # Arrows that end before they start: trace_processor drops them from the
+    # JSON too. (At a tie it reads the "s", written first, first: it keeps them.)
+    backwards = {i for i, t in flow_ts.items() if "s" in t and "f" in t and t["f"] < t["s"]}
     return {"processes": processes, "threads": threads, "slices": out, "counters": counters, "flows": flows,
             "backwards": backwards}
 

@@ -12,8 +12,9 @@
 //                                  category interned, the name interned (or
 //                                  inline, for a task's own label) and the
 //                                  args as interned-name debug annotations
-//   "s" / "f" flow endpoints    -> flow_ids / terminating_flow_ids on the END
-//                                  of the slice they bind to (bind_id, else
+//   "s" / "f" flow endpoints    -> flow_ids on the BEGIN of the slice an "s"
+//                                  binds to, terminating_flow_ids on the END
+//                                  of the slice an "f" binds to (bind_id, else
 //                                  the enclosing slice of the track at ts); an
 //                                  endpoint with no slice becomes a
 //                                  TYPE_INSTANT carrying it
@@ -53,8 +54,9 @@
 // member comes and then written in nesting order (rare). trace_processor
 // drops a flow whose terminating id it reads before the id that starts it:
 // a flow starts on its source's BEGIN and ends on its destination's END, so
-// only an arrow whose destination ends no later than its source begins is
-// lost (it runs backwards; the JSON loses it too). Timestamps are absolute
+// only an arrow whose destination ends before its source begins (it runs
+// backwards; the JSON loses it too) or, at a tie, ends when it begins, may
+// be lost. Timestamps are absolute
 // (ns; a delta clock would need time order), and interned data goes on the
 // first packet in the file that uses it (a held BEGIN carries its own).
 //
@@ -247,13 +249,6 @@ private:
         std::uint32_t tagged;
     };
 
-    // Slices of one track must nest: a begin / end stream cannot say that
-    // two slices overlap partly (the JSON view can, e.g. the Scheduler View's
-    // sub-lanes when a core's slices overlap). Each slice that would break
-    // the nesting moves to an overflow track under its thread's, the first
-    // one where it nests. The slices are in nesting order
-    // (pf_flow_binder::index(): track, begin, end descending, order written);
-    // the binder's tables keep their thread tracks.
     // Slices of one track must nest: a begin / end stream cannot say that
     // two slices overlap partly (the JSON view can, e.g. the Scheduler View's
     // sub-lanes when a core's slices overlap). Each slice that would break

@@ -76,12 +76,11 @@ private:
         double ts_us, dur_us;  // a flow: its id in dur_us (exact: ids are below 2^31)
         std::int64_t event_id;  // a flow: its bind id
     };
-    // A counter track, once per run of points on it (a phase's points come
-    // in runs of the same tracks).
+    // A counter track, once per chunk (the first pass only registers
+    // tracks, in the order they first appear); the last one is checked
+    // first, as a phase's points come in runs on the same tracks.
     void note_track(int pid, std::string_view name) {
-        if (!tracks_.empty() && last_ != ~std::size_t{0} && tracks_[last_].first == pid && tracks_[last_].second == name) {
-            return;
-        }
+        if (last_ != ~std::size_t{0} && tracks_[last_].first == pid && tracks_[last_].second == name) return;
         for (std::size_t i = 0; i < tracks_.size(); ++i) {
             if (tracks_[i].first == pid && tracks_[i].second == name) {
                 last_ = i;
