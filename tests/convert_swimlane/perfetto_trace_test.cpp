@@ -5,7 +5,8 @@
 // however their times tie: slices that touch, zero-length ones, shorter ones
 // written before the longer ones they begin with, partial overlaps. The
 // bytes do not depend on the room reserved, a write error comes out of the
-// call that wrote, and a second pass that is not the first is refused.
+// call that wrote, and a second pass that is not the first is refused. A
+// failure while a section's chunks are recorded on two threads comes out.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -19,8 +20,11 @@
 #include <tuple>
 #include <vector>
 
+#include "dfx/convert/common/json_writer.hpp"
+#include "dfx/convert/swimlane/trace/context.hpp"
 #include "dfx/convert/swimlane/trace/perfetto_packets.hpp"
 #include "perfetto_decode.hpp"
+#include "scratch_dir.hpp"
 
 using dfx::convert::swimlane::trace::perfetto_trace;
 using dfx::convert::swimlane::trace::pf_arg;
@@ -249,5 +253,40 @@ TEST_CASE("perfetto_trace: a second pass that is not the first is refused") {
         second.slice(pf_slice{"event", "a", 4, 10, 1.0, 2.0, 0, pf_slice::inline_text});
         second.slice(pf_slice{"event", "b", 4, 11, 1.0, 2.0, 1, pf_slice::inline_text});
         CHECK_NOTHROW(pb.finish());
+    }
+}
+
+TEST_CASE("recorded chunks: an error in a chunk, in its numbers or in the hand-over comes out once both threads stop") {
+    // The protobuf first pass runs a section's chunks on two threads into
+    // recorders and hands them in in order on this thread
+    // (trace_context::in_chunks): whatever fails, on either thread, is
+    // thrown here, after the helper thread is joined (or the process would
+    // end in std::terminate).
+    namespace sw = dfx::convert::swimlane;
+    enum fault { in_a_chunk, in_the_numbers, in_the_hand_over };
+    for (const fault f : {in_a_chunk, in_the_numbers, in_the_hand_over}) {
+        CAPTURE(static_cast<int>(f));
+        swimlane_test::scratch_dir dir;
+        dfx::convert::json_file_writer file(dir.file("t.pftrace"));
+        sw::trace_options opt;
+        opt.format = sw::trace_format::perfetto;
+        opt.warnings = nullptr;
+        opt.chunk_items = 2;  // 50 chunks: both threads take many
+        perfetto_trace pb;
+        sw::trace::trace_context cx(file, opt, 0, &pb);
+        std::int64_t counter = 0;
+        const auto body = [&](sw::trace::event_sink& ev, std::size_t i, std::int64_t& number,
+                              sw::trace::part_state&) {
+            if (f == in_a_chunk && i == 37) throw std::runtime_error("item 37 failed");
+            // An event id too large for the backend's tables: refused when
+            // the chunk is handed in.
+            const std::int64_t id = f == in_the_hand_over && i == 41 ? std::int64_t{1} << 40 : std::int64_t(i);
+            ev.slice(pf_slice{"event", "x", 4, 10, static_cast<double>(i), 1.0, id}, {});
+            number += f == in_the_numbers && i == 13 ? 2 : 1;
+        };
+        const auto run = [&] { cx.in_chunks(100, counter, [](std::size_t) { return 1; }, body); };
+        if (f == in_a_chunk) CHECK_THROWS_WITH_AS(run(), "item 37 failed", std::runtime_error);
+        if (f == in_the_numbers) CHECK_THROWS_AS(run(), std::logic_error);
+        if (f == in_the_hand_over) CHECK_THROWS_AS(run(), std::length_error);
     }
 }
