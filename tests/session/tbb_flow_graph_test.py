@@ -7,8 +7,9 @@ Checks: the run's exit code and its accounting (every record collected, none
 dropped or lost, every body stamped, every result right); deps.json holds every
 node and exactly the edges the graph made; `dfx swimlane` and `dfx deps`
 accept the artefacts; in the trace's Worker View every lane with slices is
-named (thread_name) and there are at least two (the main thread and a TBB
-worker); one slice per node, named `<kernel>(t<id>)` from the name map; one dependency arrow per edge, joining the
+named (thread_name), they are the threads the run stamped on, and there are
+at least two (the main thread and a TBB worker; a run where the main thread
+ran every body is run again, up to three times in all); one slice per node, named `<kernel>(t<id>)` from the name map; one dependency arrow per edge, joining the
 slices of exactly that edge's tasks, and no arrow in any other view (level 1
 has no Scheduler View).
 
@@ -62,10 +63,11 @@ def check_run(check, exe, out):
     nodes, edges, lanes, cores, laneless, unstamped, wrong = map(int, m.groups())
     check(nodes == NODES and cores == THREADS and lanes >= 1, f"summary: {m.group(0)}")
     check(laneless == 0 and unstamped == 0 and wrong == 0, f"summary: {m.group(0)}")
-    return edges
+    return edges, lanes
 
 
-def check_trace(check, out, dfx, edges_made):
+# The number of Worker View lanes with slices, or None if the trace is missing.
+def check_trace(check, out, dfx, edges_made, lanes_run):
     deps = json.loads((out / "deps.json").read_text())
     tasks = {int(t["task_id"]): t for t in deps["tasks"]}
     edges = [(int(e["pred"]), int(e["succ"])) for e in deps["edges"]]
@@ -94,7 +96,7 @@ def check_trace(check, out, dfx, edges_made):
     slices = [e for e in events if e.get("ph") == "X" and e.get("pid") == worker]
     used = {e["tid"] for e in slices}
     check(used <= set(lane_names), f"Worker View lanes without a thread_name: {sorted(used - set(lane_names))}")
-    check(len(used) >= 2, f"Worker View: {len(used)} lane(s) with slices; the main thread and TBB's workers expected")
+    check(len(used) <= lanes_run, f"Worker View: {len(used)} lane(s) with slices; the run had {lanes_run} lanes")
 
     by_id = {}
     per_task = collections.Counter()
@@ -123,6 +125,7 @@ def check_trace(check, out, dfx, edges_made):
     joined = sorted((by_id.get(starts[i].get("bind_id")), by_id.get(f.get("bind_id")))
                     for i, f in finishes.items() if i in starts)
     check(joined == sorted(edges), "the arrows do not join exactly the slices of deps.json's edges")
+    return len(used)
 
 
 def main(argv):
@@ -133,12 +136,21 @@ def main(argv):
         print(__doc__.strip().splitlines()[-2])
         return 2
     exe, dfx = Path(argv[1]), Path(argv[2])
-    check = Checks()
-    with tempfile.TemporaryDirectory(prefix="dfx-tbb-") as tmp:
-        out = Path(tmp) / "dfx_outputs"
-        edges = check_run(check, exe, out)
-        if edges is not None:
-            check_trace(check, out, dfx, edges)
+    # Which threads TBB gives the bodies to is its own affair: on a busy
+    # machine (a sanitizer build, tests in parallel) the main thread may run
+    # all 1,200 small bodies before a worker wakes. A run whose trace shows
+    # one lane only is run again, up to three times in all.
+    for attempt in range(3):
+        check = Checks()
+        with tempfile.TemporaryDirectory(prefix="dfx-tbb-") as tmp:
+            out = Path(tmp) / "dfx_outputs"
+            ran = check_run(check, exe, out)
+            used = check_trace(check, out, dfx, *ran) if ran is not None else None
+        if used is None or used >= 2 or check.failures or attempt == 2:
+            break
+        print(f"note: run {attempt + 1} ran every body on one thread; running again")
+    if used is not None:
+        check(used >= 2, f"Worker View: {used} lane(s) with slices; the main thread and TBB's workers expected")
     for f in check.failures:
         print(f"FAIL: {f}")
     if not check.failures:
