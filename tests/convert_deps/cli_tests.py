@@ -768,16 +768,11 @@ def test_huge_page_heap():
         fail(f"a user's own glibc.malloc.hugetlb was overridden: GLIBC_TUNABLES={got!r}")
 
 
-def test_progress_on_terminal():
-    """A conversion longer than 2 s shows progress on a terminal's stderr, and nothing extra on a pipe."""
+def stderr_on_terminal(args, cwd, env):
+    """Runs args with stderr on a pseudo-terminal; (exit status, all it wrote there)."""
     import pty
-    d = workdir()
-    subprocess.run([sys.executable, str(ROOT / "bench" / "gen_swimlane_records.py"), "30000", str(d)], check=True)
-    args = [DFX, "swimlane", "chip_swimlane_records.json", "-o", "t.json"]
     main_fd, tty_fd = pty.openpty()
-    # The 2 s delay shortened, so the test does not depend on this machine's speed.
-    env = dict(os.environ, DFX_PROGRESS_DELAY_MS="0")
-    p = subprocess.Popen(args, cwd=d, stdout=subprocess.DEVNULL, stderr=tty_fd, env=env)
+    p = subprocess.Popen(args, cwd=cwd, stdout=subprocess.DEVNULL, stderr=tty_fd, env=env)
     os.close(tty_fd)
     seen = b""
     while True:
@@ -790,8 +785,32 @@ def test_progress_on_terminal():
         seen += chunk
     p.wait(timeout=300)
     os.close(main_fd)
-    if p.returncode != 0 or b"MB read" not in seen:
-        fail(f"terminal: exit {p.returncode}, stderr {seen[-300:]!r}")
+    return p.returncode, seen
+
+
+def test_progress_on_terminal():
+    """A conversion longer than 2 s shows progress on a terminal's stderr, and nothing extra on a pipe.
+
+    While no bytes move it names its stage: the protobuf trace's two passes, with their
+    events counted (the second against the first's count), sched-overhead's analysis."""
+    d = workdir()
+    subprocess.run([sys.executable, str(ROOT / "bench" / "gen_swimlane_records.py"), "30000", str(d)], check=True)
+    args = [DFX, "swimlane", "chip_swimlane_records.json", "-o", "t.json"]
+    # The 2 s delay shortened, so the test does not depend on this machine's speed.
+    env = dict(os.environ, DFX_PROGRESS_DELAY_MS="0")
+    rc, seen = stderr_on_terminal(args, d, env)
+    if rc != 0 or b"MB read" not in seen:
+        fail(f"terminal: exit {rc}, stderr {seen[-300:]!r}")
+    # A tick every millisecond: each stage below lasts tens of them at least.
+    env["DFX_PROGRESS_PERIOD_MS"] = "1"
+    for cmd, stages in (([DFX, "swimlane", "chip_swimlane_records.json", "-o", "t.pftrace"],
+                         [rb"; protobuf trace, pass 1 of 2: [0-9.]+( M)? events",
+                          rb"; protobuf trace, pass 2 of 2: [0-9.]+( M)? of [0-9.]+( M)? events"]),
+                        ([DFX, "sched-overhead", "chip_swimlane_records.json"], [rb"; the overhead analysis"])):
+        rc, seen = stderr_on_terminal(cmd, d, env)
+        missing = [s.decode() for s in stages if not re.search(s, seen)]
+        if rc != 0 or missing:
+            fail(f"{cmd[1]} on a terminal: exit {rc}, no {missing} in {seen[-400:]!r}")
     os.environ["DFX_PROGRESS_DELAY_MS"] = "0"  # a pipe shows nothing, however short the delay
     r = run_timed(args[1:], d, timeout=300)
     del os.environ["DFX_PROGRESS_DELAY_MS"]

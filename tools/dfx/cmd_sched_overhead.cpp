@@ -24,6 +24,7 @@
 #include "dfx/convert/swimlane/deps_graph.hpp"
 #include "dfx/convert/swimlane/input_paths.hpp"
 #include "dfx/convert/swimlane/perf_data.hpp"
+#include "dfx/convert/common/io_progress.hpp"
 #include "dfx/convert/common/json_writer.hpp"
 #include "dfx/convert/swimlane/sched_overhead.hpp"
 #include "dfx/convert/swimlane/sched_overhead_output.hpp"
@@ -113,6 +114,7 @@ int run(const sched_args& a) {
     } catch (const std::exception& e) {
         throw input_error(fmt::format("failed to read deps.json {}: {}", deps_path, without_path(e.what(), deps_path)));
     }
+    const dfx::convert::io_progress::stage_scope stage("the overhead analysis");  // for the progress display
     if (a.stats == "text" && to_stdout) {
         const int rc = sw::print_sched_overhead(stdout, stderr, pd, deps, &loops);
         std::fflush(stdout);

@@ -1,11 +1,22 @@
 // io_progress: process-wide counters of the bytes the converters have read and
-// written, for a progress display (tools/dfx/progress.hpp) to sample.
+// written, and of what they are doing while no bytes move, for a progress
+// display (tools/dfx/progress.hpp) to sample.
 //
 //   dfx::convert::io_progress::add_read(n);      // a reader, after each block
 //   dfx::convert::io_progress::read_bytes();     // the display, from any thread
 //
-// Relaxed atomics: a counter bumped once per block (about 1 MiB) costs nothing
-// measurable, and a display needs no ordering.
+//   {
+//       const dfx::convert::io_progress::stage_scope stage("trace, first pass");
+//       dfx::convert::io_progress::add_stage_items(events);  // as they are done, from any thread
+//   }                                            // the enclosing stage (or none) again
+//
+// A stage names work that reads and writes nothing for a long time (a 10^7-task
+// protobuf trace's first pass is a minute of it): without one, the display
+// would stand still and look hung. Labels are string literals, read by the
+// display's thread.
+//
+// Relaxed atomics: a counter bumped once per block (about 1 MiB) or per chunk
+// of items costs nothing measurable, and a display needs no ordering.
 #pragma once
 
 #include <atomic>
@@ -15,11 +26,41 @@ namespace dfx::convert::io_progress {
 
 namespace detail {
 inline std::atomic<std::uint64_t> read{0}, written{0};
+inline std::atomic<const char*> stage{nullptr};
+inline std::atomic<std::uint64_t> stage_items{0}, stage_total{0};
 }  // namespace detail
 
 inline void add_read(std::uint64_t n) noexcept { detail::read.fetch_add(n, std::memory_order_relaxed); }
 inline void add_written(std::uint64_t n) noexcept { detail::written.fetch_add(n, std::memory_order_relaxed); }
 inline std::uint64_t read_bytes() noexcept { return detail::read.load(std::memory_order_relaxed); }
 inline std::uint64_t written_bytes() noexcept { return detail::written.load(std::memory_order_relaxed); }
+
+// The current stage for as long as it lives, its item count from 0 and the
+// items it will do when known (`total`, 0 when not); the enclosing stage and
+// its counts come back when it ends.
+class stage_scope {
+public:
+    explicit stage_scope(const char* label, std::uint64_t total = 0) noexcept
+        : outer_(detail::stage.exchange(label, std::memory_order_relaxed)),
+          outer_items_(detail::stage_items.exchange(0, std::memory_order_relaxed)),
+          outer_total_(detail::stage_total.exchange(total, std::memory_order_relaxed)) {}
+    stage_scope(const stage_scope&) = delete;
+    stage_scope& operator=(const stage_scope&) = delete;
+    ~stage_scope() {
+        detail::stage.store(outer_, std::memory_order_relaxed);
+        detail::stage_items.store(outer_items_, std::memory_order_relaxed);
+        detail::stage_total.store(outer_total_, std::memory_order_relaxed);
+    }
+
+private:
+    const char* outer_;
+    std::uint64_t outer_items_, outer_total_;
+};
+
+inline void add_stage_items(std::uint64_t n) noexcept { detail::stage_items.fetch_add(n, std::memory_order_relaxed); }
+// nullptr when no stage is set.
+inline const char* stage() noexcept { return detail::stage.load(std::memory_order_relaxed); }
+inline std::uint64_t stage_items() noexcept { return detail::stage_items.load(std::memory_order_relaxed); }
+inline std::uint64_t stage_total() noexcept { return detail::stage_total.load(std::memory_order_relaxed); }
 
 }  // namespace dfx::convert::io_progress

@@ -38,6 +38,7 @@
 
 #include <fmt/format.h>
 
+#include "dfx/convert/common/io_progress.hpp"
 #include "dfx/convert/common/json_writer.hpp"
 #include "dfx/convert/swimlane/deps_graph.hpp"
 #include "dfx/convert/swimlane/name_map.hpp"
@@ -73,7 +74,12 @@ inline void write_slice_sections(trace_context& cx, const trace_index& index, ma
 inline trace_summary write_trace(const perf_data& pd, const deps_graph& deps, const name_map& names,
                                  json_file_writer& out, const trace_options& opt) {
     using namespace trace;
-    const trace_index index(pd, deps, names);
+    const trace_index index = [&] {
+        const io_progress::stage_scope stage("indexing the trace");
+        return trace_index(pd, deps, names);
+    }();
+    std::optional<io_progress::stage_scope> stage;  // the progress display's label, pass by pass
+    stage.emplace(opt.format == trace_format::perfetto ? "protobuf trace, pass 1 of 2" : "writing the trace");
     std::optional<perfetto_trace> pb;
     if (opt.format == trace_format::perfetto) {
         pb.emplace();
@@ -95,6 +101,7 @@ inline trace_summary write_trace(const perf_data& pd, const deps_graph& deps, co
     // Slices first: markers and alloc bars become arrow anchors.
     marker_list markers;
     write_slice_sections(cx, index, markers);
+    std::size_t second_pass_events = cx.ev.count();  // what the second pass writes again (its progress)
     if (pb) pb->end_of_slices();
     // Then the arrows, drawing flow ids in this order.
     write_dependency_flows(cx, index, markers);
@@ -105,13 +112,19 @@ inline trace_summary write_trace(const perf_data& pd, const deps_graph& deps, co
         write_submit_flows(cx, index, threads);
     }
     if (opt.verbose) fmt::print(opt.verbose, "  Total events: {}\n  Flow events: {}\n", cx.ev.count(), cx.flow_id);
-    if (opt.overhead) write_overhead_counters(cx, index);
+    if (opt.overhead) {
+        const std::size_t before = cx.ev.count();
+        write_overhead_counters(cx, index);
+        second_pass_events += cx.ev.count() - before;
+    }
     cx.ev.close(pd.timeline_metadata_json);
     if (pb) {
         // The protobuf's second pass (perfetto_packets.hpp): the slices' ends
         // with their flows, then the slice and counter sections once more,
         // each begin and counter point written as it comes. Quiet: the first
         // pass said all there was to say.
+        stage.reset();
+        stage.emplace("protobuf trace, the slices' ends");
         perfetto_begins& second = pb->write_ends([&](std::string_view bytes) {
             out.append(bytes);
             out.maybe_flush();
@@ -119,6 +132,8 @@ inline trace_summary write_trace(const perf_data& pd, const deps_graph& deps, co
         trace_options quiet = opt;
         quiet.verbose = nullptr;
         quiet.warnings = nullptr;
+        stage.reset();
+        stage.emplace("protobuf trace, pass 2 of 2", second_pass_events);
         trace_context again(out, quiet, index.first_free_event_id, &second);
         marker_list unused;
         write_slice_sections(again, index, unused);

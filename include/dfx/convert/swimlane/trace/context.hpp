@@ -22,6 +22,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "dfx/convert/common/io_progress.hpp"
 #include "dfx/convert/common/json_writer.hpp"
 #include "dfx/convert/common/ordered_chunks.hpp"
 #include "dfx/convert/swimlane/time_window.hpp"
@@ -106,7 +107,15 @@ public:
             // window keeps state across items (a counter's value in force
             // at START, a flow's start): one thread too.
             part_state state;
-            for (std::size_t i = 0; i < n; ++i) body(ev, i, counter, state);
+            std::size_t shown = ev.count();  // events told to the progress display
+            for (std::size_t i = 0; i < n; ++i) {
+                body(ev, i, counter, state);
+                if (i % 4096 == 4095) {
+                    io_progress::add_stage_items(ev.count() - shown);
+                    shown = ev.count();
+                }
+            }
+            io_progress::add_stage_items(ev.count() - shown);
             summary.hb_violations += state.hb_violations;
             return;
         }
@@ -125,6 +134,7 @@ public:
                 event_sink part(out, event_sink::part);
                 part_state state;
                 for (std::size_t i = c.begin; i < c.end; ++i) body(part, i, number, state);
+                io_progress::add_stage_items(part.count());
                 return part_stats{part.count(), state.hb_violations};
             });
         ev.add_count(stats.events);
@@ -144,7 +154,11 @@ private:
     // (perfetto_skeletons.hpp), handed to it in chunk order on this thread
     // as they are done, so that few wait. The same calls in the same order
     // as one thread would make, each chunk drawing its numbers from where
-    // the counting pass put it (as format_in_order does).
+    // the counting pass put it (as format_in_order does). The helper runs
+    // at most `skeleton_lead` chunks ahead of the last one handed in: a
+    // recorded chunk holds 40 bytes a call until it is replayed, and a
+    // helper let run ahead held most of a section recorded at once.
+    static constexpr std::size_t skeleton_lead = 8;
     template <class NumbersOf, class Body>
     void skeletons_in_chunks(std::size_t n, std::int64_t& counter, NumbersOf&& numbers_of, Body&& body) {
         const std::vector<item_chunk> chunks =
@@ -178,18 +192,35 @@ private:
             p.done.store(true, std::memory_order_release);
         };
         std::size_t handed = 0;  // chunks handed to the backend
+        // `handed` for the helper to wait on; past every chunk once this
+        // thread has failed, so that the helper stops waiting.
+        std::atomic<std::size_t> handed_seen{0};
         const auto hand_done = [&] {
+            const std::size_t before = handed;
             for (; handed < chunks.size() && parts[handed].done.load(std::memory_order_acquire); ++handed) {
                 part& p = parts[handed];
                 if (p.error) std::rethrow_exception(p.error);
                 p.calls.replay(*ev.protobuf());
                 ev.add_count(p.events);
+                io_progress::add_stage_items(p.events);
                 summary.hb_violations += p.hb_violations;
                 p.calls.release();
             }
+            if (handed != before) {
+                handed_seen.store(handed, std::memory_order_release);
+                handed_seen.notify_one();
+            }
         };
         std::thread helper([&] {
-            for (std::size_t k; !failed && (k = next.fetch_add(1)) < chunks.size();) run(k);
+            for (std::size_t k; !failed && (k = next.fetch_add(1)) < chunks.size();) {
+                // Every chunk before k is taken, and this thread's are done:
+                // the calling thread hands them in as it finishes its own.
+                for (std::size_t h; k >= (h = handed_seen.load(std::memory_order_acquire)) + skeleton_lead;) {
+                    handed_seen.wait(h, std::memory_order_acquire);
+                }
+                if (failed) return;
+                run(k);
+            }
         });
         try {
             for (std::size_t k; !failed && (k = next.fetch_add(1)) < chunks.size();) {
@@ -198,12 +229,22 @@ private:
             }
         } catch (...) {
             failed = true;
+            handed_seen.store(chunks.size(), std::memory_order_release);
+            handed_seen.notify_one();
             helper.join();
             throw;
         }
         helper.join();
         hand_done();
-        if (handed != chunks.size()) throw std::logic_error("trace_context: a chunk was not handed in");
+        if (handed != chunks.size()) {
+            // A chunk failed after the helper took one it then left undone
+            // (it stops at a failure, even after a wait): that failure, the
+            // first in chunk order.
+            for (std::size_t k = handed; k < chunks.size(); ++k) {
+                if (parts[k].error) std::rethrow_exception(parts[k].error);
+            }
+            throw std::logic_error("trace_context: a chunk was not handed in");
+        }
     }
 
     json_file_writer& file_;
