@@ -312,15 +312,16 @@ def lookup(state, table, iid, d):
 
 
 def ns(us):
-    """µs -> ns as trace_processor reads a JSON time (json_utils CoerceToTs:
-    std::llround(us * 1000.0), halves away from zero) and as the protobuf
-    writer rounds (perfetto_begins.hpp pf_ns). Python's round() takes halves
-    to even: 2064.9065 µs would be 2064906 ns where both read 2064907."""
+    """µs -> ns as the protobuf writer rounds (perfetto_begins.hpp pf_ns) and as
+    trace_processor reads a JSON time in its current versions (the JSON
+    tokenizer's CoerceToTs: std::llround(us * 1000.0), halves away from zero;
+    older versions truncated). Python's round() takes halves to even: 2064.9065
+    µs would be 2064906 ns where both read 2064907."""
     scaled = us * 1000
-    whole = math.floor(scaled)
-    rest = scaled - whole  # exact: a double and its floor differ by less than 1
-    if rest > 0.5 or (rest == 0.5 and scaled > 0):
-        whole += 1
+    whole = math.trunc(scaled)
+    rest = scaled - whole  # exact: |rest| < 1 and it shares the sign of scaled
+    if abs(rest) >= 0.5:
+        whole += 1 if scaled > 0 else -1
     return int(whole)
 
 

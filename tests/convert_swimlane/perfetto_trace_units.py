@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Units of perfetto_trace.py, the trace comparison the equivalence tests trust.
 
-ns(): a JSON time in µs becomes ns as trace_processor reads it (its JSON
-importer's CoerceToTs: std::llround(us * 1000.0), halves away from zero),
-which is also how the protobuf writer rounds (perfetto_begins.hpp pf_ns). With
+ns(): a JSON time in µs becomes ns as the protobuf writer rounds it
+(perfetto_begins.hpp pf_ns) and as current trace_processor reads it (its JSON
+tokenizer's CoerceToTs: std::llround(us * 1000.0), halves away from zero). With
 Python's round() (halves to even) a slice on a half nanosecond, such as one of
 a dfx-sim paged_attention capture at 2064.9065 µs, compared 1 ns apart.
 """
@@ -30,6 +30,8 @@ CASES = [
     (-3.4999, -3500),
     (1e-20, 0),
     (-1e-20, 0),
+    (-0.0004999999999999999, 0),  # * 1000 is -0.49999999999999989, just short of a half
+    (1234567890123.4565, 1234567890123457),  # a large time: * 1000 is 1234567890123456.5
 ]
 
 failures = [f"ns({us!r}) = {perfetto_trace.ns(us)}, expected {want}"

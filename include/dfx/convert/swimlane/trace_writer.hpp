@@ -62,12 +62,21 @@ namespace trace {
 // The sections that write slices (and the ready-queue counters), in the
 // reference's order; the protobuf backend runs them twice.
 inline void write_slice_sections(trace_context& cx, const trace_index& index, marker_list& markers) {
-    write_graph_envelopes(cx, index);
-    write_worker_view(cx, index);
-    write_scheduler_view(cx, index);
-    write_scheduler_phases(cx, index, markers);
-    write_host_uploads(cx, index);
-    write_orchestrator(cx, index, markers);
+    // Each section's events for the progress display: in_chunks counts its
+    // own as they are done; what a section writes past it (names, the host's
+    // slices, the envelopes) is counted when the section ends.
+    const auto counted = [&cx](auto&& section) {
+        const std::size_t events = cx.ev.count();
+        const std::uint64_t told = io_progress::stage_items();
+        section();
+        io_progress::add_stage_items((cx.ev.count() - events) - (io_progress::stage_items() - told));
+    };
+    counted([&] { write_graph_envelopes(cx, index); });
+    counted([&] { write_worker_view(cx, index); });
+    counted([&] { write_scheduler_view(cx, index); });
+    counted([&] { write_scheduler_phases(cx, index, markers); });
+    counted([&] { write_host_uploads(cx, index); });
+    counted([&] { write_orchestrator(cx, index, markers); });
 }
 }  // namespace trace
 
@@ -101,7 +110,8 @@ inline trace_summary write_trace(const perf_data& pd, const deps_graph& deps, co
     // Slices first: markers and alloc bars become arrow anchors.
     marker_list markers;
     write_slice_sections(cx, index, markers);
-    std::size_t second_pass_events = cx.ev.count();  // what the second pass writes again (its progress)
+    // The events the second pass writes again: its progress is "N of" them.
+    std::uint64_t second_pass_events = io_progress::stage_items();
     if (pb) pb->end_of_slices();
     // Then the arrows, drawing flow ids in this order.
     write_dependency_flows(cx, index, markers);
@@ -113,9 +123,9 @@ inline trace_summary write_trace(const perf_data& pd, const deps_graph& deps, co
     }
     if (opt.verbose) fmt::print(opt.verbose, "  Total events: {}\n  Flow events: {}\n", cx.ev.count(), cx.flow_id);
     if (opt.overhead) {
-        const std::size_t before = cx.ev.count();
+        const std::uint64_t before = io_progress::stage_items();
         write_overhead_counters(cx, index);
-        second_pass_events += cx.ev.count() - before;
+        second_pass_events += io_progress::stage_items() - before;
     }
     cx.ev.close(pd.timeline_metadata_json);
     if (pb) {

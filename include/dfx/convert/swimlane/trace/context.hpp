@@ -154,11 +154,7 @@ private:
     // (perfetto_skeletons.hpp), handed to it in chunk order on this thread
     // as they are done, so that few wait. The same calls in the same order
     // as one thread would make, each chunk drawing its numbers from where
-    // the counting pass put it (as format_in_order does). The helper runs
-    // at most `skeleton_lead` chunks ahead of the last one handed in: a
-    // recorded chunk holds 40 bytes a call until it is replayed, and a
-    // helper let run ahead held most of a section recorded at once.
-    static constexpr std::size_t skeleton_lead = 8;
+    // the counting pass put it (as format_in_order does).
     template <class NumbersOf, class Body>
     void skeletons_in_chunks(std::size_t n, std::int64_t& counter, NumbersOf&& numbers_of, Body&& body) {
         const std::vector<item_chunk> chunks =
@@ -192,11 +188,7 @@ private:
             p.done.store(true, std::memory_order_release);
         };
         std::size_t handed = 0;  // chunks handed to the backend
-        // `handed` for the helper to wait on; past every chunk once this
-        // thread has failed, so that the helper stops waiting.
-        std::atomic<std::size_t> handed_seen{0};
         const auto hand_done = [&] {
-            const std::size_t before = handed;
             for (; handed < chunks.size() && parts[handed].done.load(std::memory_order_acquire); ++handed) {
                 part& p = parts[handed];
                 if (p.error) std::rethrow_exception(p.error);
@@ -206,21 +198,9 @@ private:
                 summary.hb_violations += p.hb_violations;
                 p.calls.release();
             }
-            if (handed != before) {
-                handed_seen.store(handed, std::memory_order_release);
-                handed_seen.notify_one();
-            }
         };
         std::thread helper([&] {
-            for (std::size_t k; !failed && (k = next.fetch_add(1)) < chunks.size();) {
-                // Every chunk before k is taken, and this thread's are done:
-                // the calling thread hands them in as it finishes its own.
-                for (std::size_t h; k >= (h = handed_seen.load(std::memory_order_acquire)) + skeleton_lead;) {
-                    handed_seen.wait(h, std::memory_order_acquire);
-                }
-                if (failed) return;
-                run(k);
-            }
+            for (std::size_t k; !failed && (k = next.fetch_add(1)) < chunks.size();) run(k);
         });
         try {
             for (std::size_t k; !failed && (k = next.fetch_add(1)) < chunks.size();) {
@@ -229,22 +209,12 @@ private:
             }
         } catch (...) {
             failed = true;
-            handed_seen.store(chunks.size(), std::memory_order_release);
-            handed_seen.notify_one();
             helper.join();
             throw;
         }
         helper.join();
         hand_done();
-        if (handed != chunks.size()) {
-            // A chunk failed after the helper took one it then left undone
-            // (it stops at a failure, even after a wait): that failure, the
-            // first in chunk order.
-            for (std::size_t k = handed; k < chunks.size(); ++k) {
-                if (parts[k].error) std::rethrow_exception(parts[k].error);
-            }
-            throw std::logic_error("trace_context: a chunk was not handed in");
-        }
+        if (handed != chunks.size()) throw std::logic_error("trace_context: a chunk was not handed in");
     }
 
     json_file_writer& file_;
