@@ -768,11 +768,11 @@ def test_huge_page_heap():
         fail(f"a user's own glibc.malloc.hugetlb was overridden: GLIBC_TUNABLES={got!r}")
 
 
-def stderr_on_terminal(args, cwd, env):
-    """Runs args with stderr on a pseudo-terminal; (exit status, all it wrote there)."""
+def stderr_on_terminal(args, cwd, env, stdout_too=False):
+    """Runs args with stderr (and stdout_too, stdout) on a pseudo-terminal; (exit status, all it wrote there)."""
     import pty
     main_fd, tty_fd = pty.openpty()
-    p = subprocess.Popen(args, cwd=cwd, stdout=subprocess.DEVNULL, stderr=tty_fd, env=env)
+    p = subprocess.Popen(args, cwd=cwd, stdout=tty_fd if stdout_too else subprocess.DEVNULL, stderr=tty_fd, env=env)
     os.close(tty_fd)
     seen = b""
     while True:
@@ -791,8 +791,9 @@ def stderr_on_terminal(args, cwd, env):
 def test_progress_on_terminal():
     """A conversion longer than 2 s shows progress on a terminal's stderr, and nothing extra on a pipe.
 
-    While no bytes move it names its stage: the protobuf trace's two passes, with their
-    events counted (the second against the first's count), sched-overhead's analysis."""
+    It names the stage: the protobuf trace's two passes, with their events counted (the
+    second against the first's count), sched-overhead's analysis. With stdout on the same
+    terminal, the command's own lines start on a line of their own, not after the progress."""
     d = workdir()
     subprocess.run([sys.executable, str(ROOT / "bench" / "gen_swimlane_records.py"), "30000", str(d)], check=True)
     args = [DFX, "swimlane", "chip_swimlane_records.json", "-o", "t.json"]
@@ -811,12 +812,18 @@ def test_progress_on_terminal():
                           rb"; protobuf trace, pass 2 of 2: [0-9.]+( M)? of [0-9.]+( M)? events"]),
                         ([DFX, "sched-overhead", "chip_swimlane_records.json"], [rb"; the overhead analysis"])):
         for attempt in range(3):
-            rc, seen = stderr_on_terminal(cmd, d, env)
+            rc, seen = stderr_on_terminal(cmd, d, env, stdout_too=True)
             missing = [s.decode() for s in stages if not re.search(s, seen)]
             if rc != 0 or not missing:
                 break
         if rc != 0 or missing:
             fail(f"{cmd[1]} on a terminal: exit {rc}, no {missing} in {seen[-400:]!r}")
+        # The report's first lines: each after a line end or the progress line's erasure.
+        for first in (b"Perf data:", b"\xe2\x9c\x93 Conversion complete", b"Part 1: Overhead verdict"):
+            for m in re.finditer(re.escape(first), seen):
+                before = seen[max(0, m.start() - 3):m.start()]
+                if not (before.endswith(b"\n") or before.endswith(b"\x1b[K")):
+                    fail(f"{cmd[1]}: {first!r} printed after the progress line: {seen[m.start() - 120:m.end()]!r}")
     os.environ["DFX_PROGRESS_DELAY_MS"] = "0"  # a pipe shows nothing, however short the delay
     r = run_timed(args[1:], d, timeout=300)
     del os.environ["DFX_PROGRESS_DELAY_MS"]

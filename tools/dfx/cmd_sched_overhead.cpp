@@ -97,9 +97,12 @@ int run(const sched_args& a) {
     // The text's preamble goes to stdout; with --stats json|csv on stdout, to stderr.
     const bool to_stdout = a.stats_output.empty() || a.stats_output == "-";
     std::FILE* const console = a.stats != "text" && to_stdout ? stderr : stdout;
-    fmt::print(console, "Perf data:  {}\n", records);
-    if (!deps_path.empty()) fmt::print(console, "Deps JSON:  {}\n", deps_path);
-    std::fflush(console);
+    {
+        const dfx::convert::io_progress::console_output hold;  // not after the progress line
+        fmt::print(console, "Perf data:  {}\n", records);
+        if (!deps_path.empty()) fmt::print(console, "Deps JSON:  {}\n", deps_path);
+        std::fflush(console);
+    }
     if (pd.tasks.empty()) throw input_error(records + ": No tasks found in perf data");
     if (deps_path.empty()) {
         throw input_error(
@@ -114,12 +117,17 @@ int run(const sched_args& a) {
     } catch (const std::exception& e) {
         throw input_error(fmt::format("failed to read deps.json {}: {}", deps_path, without_path(e.what(), deps_path)));
     }
-    const dfx::convert::io_progress::stage_scope stage("the overhead analysis");  // for the progress display
     if (a.stats == "text" && to_stdout) {
-        const int rc = sw::print_sched_overhead(stdout, stderr, pd, deps, &loops);
+        const sw::sched_overhead_report report = [&] {
+            const dfx::convert::io_progress::stage_scope stage("the overhead analysis");  // for the progress display
+            return sw::compute_sched_overhead(pd, deps, &loops);
+        }();
+        const dfx::convert::io_progress::console_output hold;
+        const int rc = sw::print_sched_overhead_report(stdout, stderr, pd, report);
         std::fflush(stdout);
         return rc;
     }
+    const dfx::convert::io_progress::stage_scope stage("the overhead analysis");
     std::string body;
     int rc = 0;
     if (a.stats == "text") {
@@ -134,12 +142,13 @@ int run(const sched_args& a) {
         const sw::sched_overhead_report report = sw::compute_sched_overhead(pd, deps, &loops);
         const auto measures = sw::sched_overhead_records(pd, report);
         body = a.stats == "json" ? sw::render_sched_overhead_json(measures) : sw::render_sched_overhead_csv(measures);
-        if (report.loops.threads.empty()) {
-            fmt::print(stderr,
-                       "Error: No JSON phase data found (aicpu_scheduler_phases) — rerun with --enable-chip-swimlane at "
-                       "level >= 3 so the scheduler phases are captured.\n");
-            rc = 1;
-        }
+        if (report.loops.threads.empty()) rc = 1;  // said below, once the console is held
+    }
+    const dfx::convert::io_progress::console_output hold;
+    if (rc != 0 && a.stats != "text") {
+        fmt::print(stderr,
+                   "Error: No JSON phase data found (aicpu_scheduler_phases) — rerun with --enable-chip-swimlane at "
+                   "level >= 3 so the scheduler phases are captured.\n");
     }
     if (to_stdout) {
         fmt::print("{}", body);

@@ -28,6 +28,7 @@
 #include "reuse_freed_memory.hpp"
 #include "swimlane_once.hpp"
 #include "dfx/convert/common/input_error.hpp"
+#include "dfx/convert/common/io_progress.hpp"
 #include "dfx/convert/common/json_writer.hpp"
 #include "dfx/convert/deps/critical_path_perfetto.hpp"
 #include "dfx/convert/swimlane/deps_graph.hpp"
@@ -290,6 +291,9 @@ int run(const swimlane_args& a) {
         summary = sw::write_trace(pd, deps, names, out, opt);
         out.commit();
     }
+    // The rest is the console report: on lines of their own, not after the
+    // progress line (which stays erased until the command returns).
+    const dfx::convert::io_progress::console_output hold;
     if (window && !noted && summary.window_slices == 0) {
         fmt::print(stderr, "Note: --{} {}: no slice of the capture overlaps {:.3f}:{:.3f} us; the trace holds only the "
                    "process and thread names (and the counters' values in force at the start)\n",

@@ -71,6 +71,22 @@ private:
         return text;
     }
 
+    // The line as it stands now.
+    std::string line() const {
+        namespace io = dfx::convert::io_progress;
+        char text[160];
+        std::snprintf(text, sizeof text, "dfx %s: %.1f MB read, %.1f MB written", command_.c_str(),
+                      static_cast<double>(io::read_bytes()) / 1e6, static_cast<double>(io::written_bytes()) / 1e6);
+        std::string out = text;
+        if (const char* stage = io::stage()) {
+            out += "; ";
+            out += stage;
+            const std::uint64_t items = io::stage_items(), total = io::stage_total();
+            if (items > 0) out += ": " + count(items) + (total > 0 ? " of " + count(total) : "") + " events";
+        }
+        return out;
+    }
+
     void tick() {
         namespace io = dfx::convert::io_progress;
         const auto period = from_env("DFX_PROGRESS_PERIOD_MS", progress_period, 1);
@@ -79,21 +95,14 @@ private:
             return;
         }
         do {
-            std::fprintf(stderr, "\r\033[Kdfx %s: %.1f MB read, %.1f MB written", command_.c_str(),
-                         static_cast<double>(io::read_bytes()) / 1e6, static_cast<double>(io::written_bytes()) / 1e6);
-            if (const char* stage = io::stage()) {
-                std::fprintf(stderr, "; %s", stage);
-                const std::uint64_t items = io::stage_items(), total = io::stage_total();
-                if (items > 0 && total > 0) {
-                    std::fprintf(stderr, ": %s of %s events", count(items).c_str(), count(total).c_str());
-                } else if (items > 0) {
-                    std::fprintf(stderr, ": %s events", count(items).c_str());
-                }
-            }
-            std::fflush(stderr);
+            // Drawn without mutex_: the terminal is io_progress's console,
+            // which the command may hold (console_output) while it prints.
+            lock.unlock();
+            io::show_line(line());
+            lock.lock();
         } while (!wake_.wait_for(lock, period, [this] { return done_; }));
-        std::fprintf(stderr, "\r\033[K");
-        std::fflush(stderr);
+        lock.unlock();
+        io::erase_line();
     }
 
     std::string command_;

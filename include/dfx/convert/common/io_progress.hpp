@@ -15,12 +15,26 @@
 // would stand still and look hung. Labels are string literals, read by the
 // display's thread.
 //
+// The display's line and the command's own output share the terminal: text
+// printed while the line shows would start after it, on the same line. So
+// the display draws through show_line() and the command prints its own
+// lines holding a console_output, which erases the line first:
+//
+//   {
+//       const dfx::convert::io_progress::console_output hold;
+//       fmt::print("Perf data:  {}\n", path);  // on a line of its own
+//       std::fflush(stdout);
+//   }                                           // the display draws again below it
+//
 // Relaxed atomics: a counter bumped once per block (about 1 MiB) or per chunk
 // of items costs nothing measurable, and a display needs no ordering.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
+#include <mutex>
+#include <string_view>
 
 namespace dfx::convert::io_progress {
 
@@ -28,6 +42,14 @@ namespace detail {
 inline std::atomic<std::uint64_t> read{0}, written{0};
 inline std::atomic<const char*> stage{nullptr};
 inline std::atomic<std::uint64_t> stage_items{0}, stage_total{0};
+inline std::mutex console;       // the terminal's stderr line
+inline bool line_shown = false;  // guarded by console
+inline void erase_shown_line() {  // console held
+    if (!line_shown) return;
+    std::fputs("\r\033[K", stderr);
+    std::fflush(stderr);
+    line_shown = false;
+}
 }  // namespace detail
 
 inline void add_read(std::uint64_t n) noexcept { detail::read.fetch_add(n, std::memory_order_relaxed); }
@@ -62,5 +84,31 @@ inline void add_stage_items(std::uint64_t n) noexcept { detail::stage_items.fetc
 inline const char* stage() noexcept { return detail::stage.load(std::memory_order_relaxed); }
 inline std::uint64_t stage_items() noexcept { return detail::stage_items.load(std::memory_order_relaxed); }
 inline std::uint64_t stage_total() noexcept { return detail::stage_total.load(std::memory_order_relaxed); }
+
+// The display's side: its line on stderr, replacing the one shown, and its
+// erasure at the end.
+inline void show_line(std::string_view text) {
+    const std::lock_guard lock(detail::console);
+    std::fputs("\r\033[K", stderr);
+    std::fwrite(text.data(), 1, text.size(), stderr);
+    std::fflush(stderr);
+    detail::line_shown = true;
+}
+inline void erase_line() {
+    const std::lock_guard lock(detail::console);
+    detail::erase_shown_line();
+}
+
+// The command's side: the terminal for its own lines while this lives, the
+// display's line erased first (if one shows).
+class console_output {
+public:
+    console_output() : lock_(detail::console) { detail::erase_shown_line(); }
+    console_output(const console_output&) = delete;
+    console_output& operator=(const console_output&) = delete;
+
+private:
+    std::lock_guard<std::mutex> lock_;
+};
 
 }  // namespace dfx::convert::io_progress

@@ -268,17 +268,11 @@ inline void print_critical_path(std::FILE* out, const critical_path_share& p) {
     fmt::print(out, "{}\n", detail::rule90);
 }
 
-// Prints the report for already-loaded inputs; returns the exit code (errors
-// go to `err` as "Error: ..." lines, as the reference prints them, after the
-// parts already printed).
-// `loops`: thread_loops(pd), when taken before pd.loop was freed.
-inline int print_sched_overhead(std::FILE* out, std::FILE* err, const perf_data& pd, const deps_graph& deps,
-                                const std::vector<thread_loop>* loops = nullptr) {
-    if (pd.tasks.empty()) {
-        fmt::print(err, "Error: No tasks found in perf data\n");
-        return 1;
-    }
-    const sched_overhead_report r = compute_sched_overhead(pd, deps, loops);
+// The report of compute_sched_overhead(pd, ...) as text; returns the exit
+// code (errors go to `err` as "Error: ..." lines, as the reference prints
+// them, after the parts already printed).
+inline int print_sched_overhead_report(std::FILE* out, std::FILE* err, const perf_data& pd,
+                                       const sched_overhead_report& r) {
     print_overhead_verdict(out, pd, r);
     print_switches(out, pd, r);
     print_head_tail(out, r);
@@ -293,6 +287,17 @@ inline int print_sched_overhead(std::FILE* out, std::FILE* err, const perf_data&
     print_loop_insight(out, r.loops, r.head_tail_oh.tails);
     print_critical_path(out, r.path);
     return 0;
+}
+
+// Computes and prints the report for already-loaded inputs (the same exit
+// code). `loops`: thread_loops(pd), when taken before pd.loop was freed.
+inline int print_sched_overhead(std::FILE* out, std::FILE* err, const perf_data& pd, const deps_graph& deps,
+                                const std::vector<thread_loop>* loops = nullptr) {
+    if (pd.tasks.empty()) {
+        fmt::print(err, "Error: No tasks found in perf data\n");
+        return 1;
+    }
+    return print_sched_overhead_report(out, err, pd, compute_sched_overhead(pd, deps, loops));
 }
 
 }  // namespace dfx::convert::swimlane
