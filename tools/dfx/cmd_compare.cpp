@@ -28,6 +28,7 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "progress.hpp"
+#include "dfx/convert/common/io_progress.hpp"
 #include "report_once.hpp"
 #include "text_output.hpp"
 #include "dfx/convert/compare/compare_html.hpp"
@@ -132,6 +133,7 @@ void run(const compare_args& args) {
     }
 
     const std::string text = cmp::render_compare_text(args.a, args.b, rows, verdicts);
+    const dfx::convert::io_progress::console_output hold;  // the report on lines of its own
     if (format == "json") {
         write_text_output(args.output, cmp::render_compare_json(args.a, args.b, rows, verdicts));
     } else if (format == "csv") {

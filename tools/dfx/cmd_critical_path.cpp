@@ -19,6 +19,7 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "progress.hpp"
+#include "dfx/convert/common/io_progress.hpp"
 #include "swimlane_once.hpp"
 #include "dfx/convert/common/json_writer.hpp"
 #include "dfx/convert/deps/critical_path.hpp"
@@ -130,6 +131,7 @@ void run(const cp_args& a) {
             trace_errors = true;
         }
     }
+    const dfx::convert::io_progress::console_output hold;  // the report on lines of its own
     fmt::print("Analyzed {} rank(s) under {}\n", results.size(), root.string());
     for (const auto& r : results) fmt::print("{}\n", deps::render_cp_summary(r));
     for (const auto& p : reports) fmt::print("Report written to: {}\n", p);

@@ -14,6 +14,7 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "progress.hpp"
+#include "dfx/convert/common/io_progress.hpp"
 #include "dfx/convert/common/json_writer.hpp"
 #include "dfx/convert/common/py_path.hpp"
 #include "dfx/convert/deps/name_map.hpp"
@@ -51,6 +52,7 @@ void run(CLI::App& cmd, const pmu_args& a) {
     const std::string text = a.format == "json" ? conv::pmu::render_pmu_json(s, input, names, kernels, cores)
                            : a.format == "csv"  ? conv::pmu::render_pmu_csv(s, names, kernels, cores)
                                                 : conv::pmu::render_pmu_summary(s, input, names, kernels, cores);
+    const dfx::convert::io_progress::console_output hold;  // the report on lines of its own
     if (cmd.count("--output") > 0 && a.output != "-") {
         conv::json_file_writer out(a.output);
         out.append(text);

@@ -25,6 +25,7 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "progress.hpp"
+#include "dfx/convert/common/io_progress.hpp"
 #include "report_once.hpp"
 #include "text_output.hpp"
 #include "dfx/convert/report/findings.hpp"
@@ -74,6 +75,7 @@ void run(const report_args& a) {
     }
     std::string text;
     for (std::size_t i = 0; i < units.size(); ++i) text += (i ? "\n" : "") + rep::render_unit_text(units[i], findings[i], a.top);
+    const dfx::convert::io_progress::console_output hold;  // the report on lines of its own
     if (format == "json") {
         std::string json = "{\"units\": [";
         for (std::size_t i = 0; i < units.size(); ++i) json += (i ? ", " : "") + rep::render_unit_json(units[i], findings[i], a.top);

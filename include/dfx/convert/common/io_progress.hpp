@@ -42,7 +42,7 @@ namespace detail {
 inline std::atomic<std::uint64_t> read{0}, written{0};
 inline std::atomic<const char*> stage{nullptr};
 inline std::atomic<std::uint64_t> stage_items{0}, stage_total{0};
-inline std::mutex console;       // the terminal's stderr line
+inline std::recursive_mutex console;  // the terminal's stderr line (a command's holds may nest)
 inline bool line_shown = false;  // guarded by console
 inline void erase_shown_line() {  // console held
     if (!line_shown) return;
@@ -108,7 +108,7 @@ public:
     console_output& operator=(const console_output&) = delete;
 
 private:
-    std::lock_guard<std::mutex> lock_;
+    std::lock_guard<std::recursive_mutex> lock_;
 };
 
 }  // namespace dfx::convert::io_progress
