@@ -807,10 +807,14 @@ def test_progress_on_terminal():
     # display thread got no CPU in a stage on a loaded machine is run again,
     # up to three times in all.
     env["DFX_PROGRESS_PERIOD_MS"] = "1"
+    (d / "nodeps").mkdir()  # the records alone: a warning after the read
+    (d / "nodeps" / "chip_swimlane_records.json").symlink_to(d / "chip_swimlane_records.json")
     for cmd, stages in (([DFX, "swimlane", "chip_swimlane_records.json", "-o", "t.pftrace"],
                          [rb"; protobuf trace, pass 1 of 2: [0-9.]+( M)? events",
                           rb"; protobuf trace, pass 2 of 2: [0-9.]+( M)? of [0-9.]+( M)? events"]),
-                        ([DFX, "sched-overhead", "chip_swimlane_records.json"], [rb"; the overhead analysis"])):
+                        ([DFX, "sched-overhead", "chip_swimlane_records.json"], [rb"; the overhead analysis"]),
+                        ([DFX, "swimlane", "nodeps/chip_swimlane_records.json", "-o", "t2.json"],
+                         [rb"Warning: no usable deps.json"])):
         for attempt in range(3):
             rc, seen = stderr_on_terminal(cmd, d, env, stdout_too=True)
             missing = [s.decode() for s in stages if not re.search(s, seen)]
@@ -818,11 +822,13 @@ def test_progress_on_terminal():
                 break
         if rc != 0 or missing:
             fail(f"{cmd[1]} on a terminal: exit {rc}, no {missing} in {seen[-400:]!r}")
-        # The report's first lines: each after a line end or the progress line's erasure.
-        for first in (b"Perf data:", b"\xe2\x9c\x93 Conversion complete", b"Part 1: Overhead verdict"):
+        # The report's first lines and a warning: each after a line end or the
+        # progress line's erasure.
+        for first in (b"Perf data:", b"\xe2\x9c\x93 Conversion complete", b"Part 1: Overhead verdict",
+                      b"Warning: no usable deps.json"):
             for m in re.finditer(re.escape(first), seen):
                 before = seen[max(0, m.start() - 3):m.start()]
-                if not (before.endswith(b"\n") or before.endswith(b"\x1b[K")):
+                if m.start() > 0 and not (before.endswith(b"\n") or before.endswith(b"\x1b[K")):
                     fail(f"{cmd[1]}: {first!r} printed after the progress line: {seen[m.start() - 120:m.end()]!r}")
     os.environ["DFX_PROGRESS_DELAY_MS"] = "0"  # a pipe shows nothing, however short the delay
     r = run_timed(args[1:], d, timeout=300)

@@ -227,6 +227,7 @@ int run(const swimlane_args& a) {
         } catch (const dfx::convert::input_error& e) {
             // A corrupt name map is an error; leniently, the reference's warn-and-continue (no names).
             if (!a.lenient) throw;
+            const dfx::convert::io_progress::console_output hold;
             fmt::print(stderr, "Warning: ignoring the name map: {}\n", e.what());
             names = sw::name_map{};
         }
@@ -242,23 +243,28 @@ int run(const swimlane_args& a) {
     if (!stats_to_stdout(a) && output != "-" && sw::normalize_path(a.stats_output) == output)
         throw usage_error(fmt::format("--stats-output {}: is the trace output too; choose another file", a.stats_output));
     const sw::deps_graph deps = deps_future.get();
-    if (deps_warnings) {
-        std::rewind(deps_warnings.get());
-        char line[4096];
-        while (std::fgets(line, sizeof line, deps_warnings.get())) std::fputs(line, stderr);
-    }
-    if (deps.edges_usable) {
-        if (a.verbose) {
-            fmt::print(console, "  Using deps.json edges ({} total) from {}\n", deps.edges.size(), deps_path);
-            if (!deps.kernels.empty()) {
-                fmt::print(console, "  Using deps.json kernel_ids for {} tasks (level=1 name recovery)\n", deps.kernels.size());
-            }
+    {
+        const dfx::convert::io_progress::console_output hold;  // not after the progress line
+        if (deps_warnings) {
+            std::rewind(deps_warnings.get());
+            char line[4096];
+            while (std::fgets(line, sizeof line, deps_warnings.get())) std::fputs(line, stderr);
         }
-    } else {
-        fmt::print(stderr,
-                   "Warning: no usable deps.json at {}; Perfetto trace will have no dependency arrows. Run a "
-                   "dep_gen capture (--enable-dep-gen) and pass --deps-json <path> to add them.\n",
-                   deps_path);
+        if (deps.edges_usable) {
+            if (a.verbose) {
+                fmt::print(console, "  Using deps.json edges ({} total) from {}\n", deps.edges.size(), deps_path);
+                if (!deps.kernels.empty()) {
+                    fmt::print(console, "  Using deps.json kernel_ids for {} tasks (level=1 name recovery)\n",
+                               deps.kernels.size());
+                }
+            }
+        } else {
+            fmt::print(stderr,
+                       "Warning: no usable deps.json at {}; Perfetto trace will have no dependency arrows. Run a "
+                       "dep_gen capture (--enable-dep-gen) and pass --deps-json <path> to add them.\n",
+                       deps_path);
+        }
+        std::fflush(console);
     }
 
     // Func ids the records left unresolved come from deps.json's kernel ids;
