@@ -80,6 +80,25 @@ private:
 };
 
 inline void add_stage_items(std::uint64_t n) noexcept { detail::stage_items.fetch_add(n, std::memory_order_relaxed); }
+// A running count (events written, say) told to the display in batches, so
+// a hot loop pays one atomic add per `batch` items rather than one per item.
+class stage_ticker {
+public:
+    static constexpr std::uint64_t batch = 4096;
+    explicit stage_ticker(std::uint64_t count_now) noexcept : told_(count_now) {}
+    void tick(std::uint64_t count_now) noexcept {
+        if (count_now - told_ >= batch) finish(count_now);
+    }
+    // What is left untold; call once at the end (ticking may go on after).
+    void finish(std::uint64_t count_now) noexcept {
+        add_stage_items(count_now - told_);
+        told_ = count_now;
+    }
+
+private:
+    std::uint64_t told_;
+};
+
 // nullptr when no stage is set.
 inline const char* stage() noexcept { return detail::stage.load(std::memory_order_relaxed); }
 inline std::uint64_t stage_items() noexcept { return detail::stage_items.load(std::memory_order_relaxed); }

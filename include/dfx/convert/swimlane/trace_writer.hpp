@@ -133,7 +133,6 @@ inline trace_summary write_trace(const perf_data& pd, const deps_graph& deps, co
         // with their flows, then the slice and counter sections once more,
         // each begin and counter point written as it comes. Quiet: the first
         // pass said all there was to say.
-        stage.reset();
         stage.emplace("protobuf trace, the slices' ends");
         perfetto_begins& second = pb->write_ends([&](std::string_view bytes) {
             out.append(bytes);
@@ -142,7 +141,6 @@ inline trace_summary write_trace(const perf_data& pd, const deps_graph& deps, co
         trace_options quiet = opt;
         quiet.verbose = nullptr;
         quiet.warnings = nullptr;
-        stage.reset();
         stage.emplace("protobuf trace, pass 2 of 2", second_pass_events);
         trace_context again(out, quiet, index.first_free_event_id, &second);
         marker_list unused;

@@ -107,15 +107,12 @@ public:
             // window keeps state across items (a counter's value in force
             // at START, a flow's start): one thread too.
             part_state state;
-            std::size_t shown = ev.count();  // events told to the progress display
+            io_progress::stage_ticker shown(ev.count());
             for (std::size_t i = 0; i < n; ++i) {
                 body(ev, i, counter, state);
-                if (i % 4096 == 4095) {
-                    io_progress::add_stage_items(ev.count() - shown);
-                    shown = ev.count();
-                }
+                shown.tick(ev.count());
             }
-            io_progress::add_stage_items(ev.count() - shown);
+            shown.finish(ev.count());
             summary.hb_violations += state.hb_violations;
             return;
         }

@@ -132,7 +132,7 @@ inline void write_overhead_counters(trace_context& cx, const trace_index& index)
     }
     std::vector<counter_detail::track> tracks = counter_detail::overhead_tracks(pd, sweep);
     std::vector<std::int64_t> vals(tracks.size());
-    std::size_t shown = cx.ev.count();  // events told to the progress display
+    io_progress::stage_ticker shown(cx.ev.count());
     sweep.run(pd, index.deps, [&](double a, double, const auto& running, const auto& ready) {
         bool all = true, has_work = false, work_idle = true;
         for (std::size_t i = 0; i < sweep.types.size(); ++i) {
@@ -156,12 +156,9 @@ inline void write_overhead_counters(trace_context& cx, const trace_index& index)
             counter_detail::write_point(cx.ev, tracks[i], ts, vals[i]);
             ++cx.summary.overhead_points;
         }
-        if (cx.ev.count() - shown >= 4096) {
-            io_progress::add_stage_items(cx.ev.count() - shown);
-            shown = cx.ev.count();
-        }
+        shown.tick(cx.ev.count());
     });
-    io_progress::add_stage_items(cx.ev.count() - shown);
+    shown.finish(cx.ev.count());
     if (cx.opt.verbose) {
         fmt::print(cx.opt.verbose, "  Overhead Analysis: {} counter points (8 tracks)\n", cx.summary.overhead_points);
     }
