@@ -122,17 +122,50 @@ TEST_CASE("unmatched AICPU rows are dropped with one warning naming the worst co
     CHECK(std::count(text.begin(), text.end(), '\n') == 1);
 }
 
+TEST_CASE("of cores with as many unmatched AICPU rows, the one first seen in the file is named first") {
+    scratch_dir dir;
+    std::FILE* warnings = std::tmpfile();
+    REQUIRE(warnings);
+    (void)sw::load_perf_data(dir.write("r.json", level_doc(2, "[[0, 1, 1, 1000, 1100, 0]]",
+                                                           "[[5, 9, 900, 1200], [3, 9, 900, 1200], [0, 1, 900, 1200], "
+                                                           "[2, 8, 900, 1200], [3, 8, 900, 1200], [2, 9, 900, 1200]]")),
+                             warnings);
+    const std::string text = read_all(warnings);
+    std::fclose(warnings);
+    CHECK(text.find("(top offenders: core 3: 2, core 2: 2, core 5: 1);") != std::string::npos);
+}
+
+TEST_CASE("the join's result does not depend on the rows being in (core, reg_task_id) order") {
+    scratch_dir dir;
+    // Core 1's rows before core 0's, regs descending, and (0, 5) twice: the
+    // later one (token 3) wins though a row of another key lies between.
+    const auto pd = sw::load_perf_data(dir.write(
+        "r.json", level_doc(2, "[[1, 9, 2, 5000, 5100, 0], [0, 2, 5, 1500, 1600, 0], [1, 8, 1, 4000, 4100, 0], "
+                               "[0, 3, 5, 2500, 2600, 0], [0, 4, 4, 3500, 3600, 0]]",
+                            "[[1, 1, 3990, 4110], [0, 5, 2490, 2610], [0, 4, 3490, 3610], [1, 2, 4990, 5110]]")));
+    REQUIRE(pd.tasks.size() == 4);
+    CHECK(pd.tasks[0].task_id == 3u);
+    CHECK(pd.tasks[0].start_us - pd.tasks[0].dispatch_us == doctest::Approx(0.2));
+    CHECK(pd.tasks[1].task_id == 4u);
+    CHECK(pd.tasks[2].task_id == 8u);
+    CHECK(pd.tasks[3].task_id == 9u);
+    for (const auto& t : pd.tasks) CHECK(t.func_id == -1);  // resolved later, from deps.json
+}
+
 TEST_CASE("AICore rows without AICPU rows: level 1 keeps them, level >= 2 has no tasks") {
     scratch_dir dir;
-    const std::string aicore = "[[1, 5, 1, 1000, 1100, 10], [0, 4, 1, 1200, 1300, 0]]";
+    const std::string aicore = "[[1, 5, 1, 1000, 1100, 10], [0, 4, 1, 1200, 1300, 0], [2, 4, 1, 1150, 1160, 0]]";
     const auto l1 = sw::load_perf_data(dir.write("l1.json", level_doc(1, aicore, "[]")));
-    REQUIRE(l1.tasks.size() == 2);
-    CHECK(l1.tasks[0].task_id == 4u);  // sorted by task id
+    REQUIRE(l1.tasks.size() == 3);
+    CHECK(l1.tasks[0].task_id == 4u);  // sorted by task id, equal ids in file order
+    CHECK(l1.tasks[0].core_id == 0);
+    CHECK(l1.tasks[1].core_id == 2);
+    CHECK(l1.tasks[2].task_id == 5u);
     CHECK(l1.tasks[0].dispatch_us == 0.0);
     CHECK(l1.tasks[0].finish_us == 0.0);
     CHECK_FALSE(l1.tasks[0].joined);
-    CHECK(l1.tasks[1].receive_us == 0.0);  // 1000 - 10 cycles is the time base
-    CHECK(l1.tasks[1].start_us == doctest::Approx(0.2));
+    CHECK(l1.tasks[2].receive_us == 0.0);  // 1000 - 10 cycles is the time base
+    CHECK(l1.tasks[2].start_us == doctest::Approx(0.2));
     const auto l2 = sw::load_perf_data(dir.write("l2.json", level_doc(2, aicore, "[]")));
     CHECK(l2.tasks.empty());
 }

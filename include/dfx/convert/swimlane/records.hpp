@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "dfx/convert/common/json_value.hpp"
+#include "dfx/convert/common/row_array.hpp"
 #include "dfx/convert/swimlane/loop_phase_list.hpp"
 #include "dfx/convert/swimlane/sched_phases.hpp"
 
@@ -34,7 +35,9 @@ struct aicore_row {
     std::uint64_t end = 0;
     std::uint64_t r2s = 0;  // 0 in old 5-column ("v2") files
     std::uint32_t core = 0;
+    std::uint32_t seq = 0;  // its position among the kept rows (in the padding: the join's tie-break)
 };
+static_assert(sizeof(aicore_row) == 48, "aicore_row: seq lives in what was padding");
 
 // `aicpu_tasks` row: [core_id, reg_task_id, dispatch, finish].
 struct aicpu_row {
@@ -42,7 +45,9 @@ struct aicpu_row {
     std::uint64_t dispatch = 0;
     std::uint64_t finish = 0;
     std::uint32_t core = 0;
+    std::uint32_t seq = 0;  // its position among the kept rows (in the padding: the join's tie-break)
 };
+static_assert(sizeof(aicpu_row) == 32, "aicpu_row: seq lives in what was padding");
 
 // A phase's pop_hit / pop_miss: only the loop breakdown reads them, summed
 // over a thread's dispatch phases, so they are summed as read, not kept.
@@ -183,8 +188,8 @@ struct records_file {
     std::string path;
     std::optional<int128> level;  // chip_swimlane_level (validated by perf_data)
     records_metadata meta;
-    std::vector<aicore_row> aicore;
-    std::vector<aicpu_row> aicpu;
+    row_array<aicore_row> aicore;  // grown in place, handed back as joined (row_array.hpp)
+    row_array<aicpu_row> aicpu;
     std::vector<sched_lane> sched;
     std::vector<loop_lane> loop;  // instead of sched, with records_reader::loop_phases_only
     std::vector<std::vector<orch_record>> orch;       // device orchestrator lanes

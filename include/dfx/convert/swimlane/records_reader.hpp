@@ -352,12 +352,20 @@ private:
     }
 
     // A checked row: it sets the time base and is kept (or handed to the sink).
-    void keep(const aicore_row& r) {
+    void keep(aicore_row r) {
         note_time_base(int128{r.start} - int128{r.r2s});  // receive time
         note_time_base(r.end);
         note_device(r.start);
-        if (aicore_sink_) aicore_sink_(r);
-        else out_.aicore.push_back(r);
+        if (aicore_sink_) return aicore_sink_(r);
+        r.seq = next_seq(out_.aicore.size(), "aicore_tasks");
+        out_.aicore.push_back(r);
+    }
+
+    // A kept row's position: 32 bits (the join's tie-break; 2^32 rows
+    // would be 200 GB of them).
+    std::uint32_t next_seq(std::size_t kept, std::string_view member) const {
+        if (kept >= UINT32_MAX) vals_.fail_at(member, "more than 2^32-1 rows");
+        return static_cast<std::uint32_t>(kept);
     }
 
     // reg_task_id is the per-core u32 dispatch token (spec chip-swimlane.md):
@@ -451,11 +459,13 @@ private:
         keep(r);
     }
 
-    void keep(const aicpu_row& r) {
+    void keep(aicpu_row r) {
         note_time_base(r.dispatch);
         note_time_base(r.finish);
-        if (aicpu_sink_) aicpu_sink_(r);
-        else if (keep_aicpu_rows_) out_.aicpu.push_back(r);
+        if (aicpu_sink_) return aicpu_sink_(r);
+        if (!keep_aicpu_rows_) return;
+        r.seq = next_seq(out_.aicpu.size(), "aicpu_tasks");
+        out_.aicpu.push_back(r);
     }
 
     sched_record read_sched_record(od_value& v_record, std::size_t thread, std::size_t i, sched_pops& pops) {
