@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -120,7 +121,7 @@ int run(const sched_args& a) {
     if (a.stats == "text" && to_stdout) {
         const sw::sched_overhead_report report = [&] {
             const dfx::convert::io_progress::stage_scope stage("the overhead analysis");  // for the progress display
-            return sw::compute_sched_overhead(pd, deps, &loops);
+            return sw::compute_sched_overhead(pd, std::move(deps), &loops);
         }();
         const dfx::convert::io_progress::console_output hold;
         const int rc = sw::print_sched_overhead_report(stdout, stderr, pd, report);
@@ -133,13 +134,13 @@ int run(const sched_args& a) {
     if (a.stats == "text") {
         std::unique_ptr<std::FILE, int (*)(std::FILE*)> tmp(std::tmpfile(), &std::fclose);
         if (!tmp) throw input_error("--stats-output: cannot create a temporary file");
-        rc = sw::print_sched_overhead(tmp.get(), stderr, pd, deps, &loops);
+        rc = sw::print_sched_overhead_report(tmp.get(), stderr, pd, sw::compute_sched_overhead(pd, std::move(deps), &loops));
         std::rewind(tmp.get());
         char chunk[4096];
         std::size_t n = 0;
         while ((n = std::fread(chunk, 1, sizeof chunk, tmp.get())) > 0) body.append(chunk, n);
     } else {
-        const sw::sched_overhead_report report = sw::compute_sched_overhead(pd, deps, &loops);
+        const sw::sched_overhead_report report = sw::compute_sched_overhead(pd, std::move(deps), &loops);
         const auto measures = sw::sched_overhead_records(pd, report);
         body = a.stats == "json" ? sw::render_sched_overhead_json(measures) : sw::render_sched_overhead_csv(measures);
         if (report.loops.threads.empty()) rc = 1;  // said below, once the console is held

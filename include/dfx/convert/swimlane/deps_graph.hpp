@@ -17,6 +17,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -28,6 +29,7 @@
 #include <fmt/format.h>
 
 #include "dfx/convert/common/input_error.hpp"
+#include "dfx/convert/common/row_array.hpp"
 #include "dfx/convert/deps/deps_reader.hpp"
 
 namespace dfx::convert::swimlane {
@@ -93,6 +95,15 @@ struct deps_graph {
 
 namespace detail {
 
+// An edge as read, with its position in the file and, once index_edges
+// has grouped the edges by pred, the position of its pred's first edge.
+struct read_edge {
+    deps_edge edge;
+    std::uint32_t seq;
+    std::uint32_t pred_first;  // (in what would be padding)
+};
+static_assert(sizeof(read_edge) == 24);
+
 // Keeps, from deps.json's one reader (deps/deps_reader.hpp), what the
 // swimlane tools use: (pred, succ) with its position in the file, and per
 // task its kernel ids and block count. Tensors and annotations are not kept.
@@ -101,7 +112,7 @@ public:
     graph_sink(const std::string& path, deps_graph& g, bool task_maps) : path_(path), g_(g), task_maps_(task_maps) {}
     void edge(const deps::edge_key& k, deps::edge_detail&, deps::edge_geometry&) override {
         if (seq_ == UINT32_MAX) throw input_error(path_ + ": too many edges");
-        raw_edges.push_back({deps_edge{k.pred, k.succ}, seq_++});
+        raw_edges.push_back({deps_edge{k.pred, k.succ}, seq_++, 0});
     }
     void task(deps::task_entry& t, std::vector<deps::task_arg>&) override {
         if (!task_maps_) return;
@@ -110,7 +121,7 @@ public:
     }
     void tensor(deps::tensor_entry&) override {}
 
-    std::vector<std::pair<deps_edge, std::uint32_t>> raw_edges;  // (edge, position in file)
+    row_array<read_edge> raw_edges;  // grown in place (row_array.hpp): 20 million at 10^7 tasks
 
 private:
     const std::string& path_;
@@ -132,37 +143,39 @@ void keep_last_per_id(std::vector<Entry>& v) {
     v.swap(out);
 }
 
-inline void index_edges(deps_graph& g, std::vector<std::pair<deps_edge, std::uint32_t>>& raw) {
+inline void index_edges(deps_graph& g, row_array<read_edge>& raw) {
+    // In place, so that the table read is the only one beside the edges
+    // kept (at 10^7 tasks three more copies of it were 1.2 GB).
     // Unique (pred, succ), keeping the first occurrence.
-    std::sort(raw.begin(), raw.end(), [](const auto& a, const auto& b) {
-        if (a.first.pred != b.first.pred) return a.first.pred < b.first.pred;
-        if (a.first.succ != b.first.succ) return a.first.succ < b.first.succ;
-        return a.second < b.second;
+    std::sort(raw.begin(), raw.end(), [](const read_edge& a, const read_edge& b) {
+        if (a.edge.pred != b.edge.pred) return a.edge.pred < b.edge.pred;
+        if (a.edge.succ != b.edge.succ) return a.edge.succ < b.edge.succ;
+        return a.seq < b.seq;
     });
-    std::vector<std::pair<deps_edge, std::uint32_t>> uniq;
-    uniq.reserve(raw.size());
-    for (const auto& e : raw) {
-        if (!uniq.empty() && uniq.back().first.pred == e.first.pred && uniq.back().first.succ == e.first.succ) continue;
-        uniq.push_back(e);
+    std::size_t unique = 0;
+    for (const read_edge& e : raw) {
+        const deps_edge* kept = unique > 0 ? &raw[unique - 1].edge : nullptr;
+        if (kept == nullptr || kept->pred != e.edge.pred || kept->succ != e.edge.succ) raw[unique++] = e;
     }
-    std::vector<std::pair<deps_edge, std::uint32_t>>().swap(raw);
-    // Group rank = first position of the pred; order by (rank, position).
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> order;  // (rank, position) per uniq index
-    order.reserve(uniq.size());
-    for (std::size_t i = 0; i < uniq.size();) {
+    // Preds in the order each first appears, each one's edges in the order they appear.
+    for (std::size_t i = 0; i < unique;) {
         std::size_t j = i;
-        std::uint32_t rank = UINT32_MAX;
-        while (j < uniq.size() && uniq[j].first.pred == uniq[i].first.pred) rank = std::min(rank, uniq[j++].second);
-        for (; i < j; ++i) order.emplace_back(rank, uniq[i].second);
+        std::uint32_t first = UINT32_MAX;
+        while (j < unique && raw[j].edge.pred == raw[i].edge.pred) first = std::min(first, raw[j++].seq);
+        for (; i < j; ++i) raw[i].pred_first = first;
     }
-    std::vector<std::uint32_t> idx(uniq.size());
-    for (std::uint32_t i = 0; i < idx.size(); ++i) idx[i] = i;
-    std::sort(idx.begin(), idx.end(), [&](std::uint32_t a, std::uint32_t b) { return order[a] < order[b]; });
+    std::sort(raw.begin(), raw.begin() + unique, [](const read_edge& a, const read_edge& b) {
+        return a.pred_first != b.pred_first ? a.pred_first < b.pred_first : a.seq < b.seq;
+    });
     g.edges.clear();
-    g.edges.reserve(uniq.size());
-    for (const std::uint32_t i : idx) g.edges.push_back(uniq[i].first);
+    g.edges.reserve(unique);
+    for (std::size_t i = 0; i < unique; ++i) g.edges.push_back(raw[i].edge);
+    raw = {};
 
     g.by_pred.clear();
+    std::size_t preds = 0;  // reserved exactly: no doubling's second copy
+    for (std::size_t i = 0; i < g.edges.size(); ++i) preds += i == 0 || g.edges[i].pred != g.edges[i - 1].pred;
+    g.by_pred.reserve(preds);
     for (std::uint32_t i = 0; i < g.edges.size();) {
         std::uint32_t j = i;
         while (j < g.edges.size() && g.edges[j].pred == g.edges[i].pred) ++j;

@@ -65,6 +65,32 @@ inline const task_id_timing* find_id(const std::vector<task_id_timing>& ids, std
     return it != ids.end() && it->id == id ? &*it : nullptr;
 }
 
+// When each id (in `ids`' order) became ready: the latest end of its
+// producers present in the perf set, else its own (earliest) dispatch. All
+// the sweep reads of the task DAG, so that a caller can free the graph
+// before the sweep (8 bytes an id against about 36 an edge).
+inline std::vector<double> ready_times(const deps_graph& deps, const std::vector<task_id_timing>& ids) {
+    std::vector<double> out;
+    out.reserve(ids.size());
+    for (const task_id_timing& f : ids) {
+        bool any = false;
+        double ready = 0.0;
+        if (deps.edges_usable) {
+            auto [lo, hi] = deps.preds(f.id);
+            for (auto p = lo; p != hi; ++p) {
+                const std::uint64_t pred = deps.edges[*p].pred;
+                if (pred == f.id) continue;
+                if (const task_id_timing* pt = find_id(ids, pred)) {
+                    ready = any ? std::max(ready, pt->end) : pt->end;
+                    any = true;
+                }
+            }
+        }
+        out.push_back(any ? ready : f.dispatch);
+    }
+    return out;
+}
+
 struct overhead_sweep {
     // Tracked core types (indices into perf_data::core_type_names), in output order.
     std::vector<std::uint16_t> types;
@@ -82,13 +108,14 @@ struct overhead_sweep {
     // The same with the tasks' fold_task_ids(pd.tasks), when the caller has it.
     template <class Segment>
     void run(const perf_data& pd, const deps_graph& deps, const std::vector<task_id_timing>& ids, Segment&& seg) const {
-        breakpoints(pd, deps, ids).walk(seg);
+        breakpoints(pd, ids, ready_times(deps, ids)).walk(seg);
     }
 
     // The sweep's events, sorted (sweep_breakpoints.hpp): `dfx sched-overhead`
     // keeps them to ask, in Part 2, whether a type had ready work at a time.
-    [[nodiscard]] sweep_breakpoints breakpoints(const perf_data& pd, const deps_graph& deps,
-                                                const std::vector<task_id_timing>& ids) const {
+    // `ready`: ready_times(deps, ids).
+    [[nodiscard]] sweep_breakpoints breakpoints(const perf_data& pd, const std::vector<task_id_timing>& ids,
+                                                const std::vector<double>& ready) const {
         const std::vector<task>& tasks = pd.tasks;
         auto slot_of = [&](std::uint16_t type) -> int {
             for (std::size_t i = 0; i < types.size(); ++i) {
@@ -136,23 +163,9 @@ struct overhead_sweep {
             if (e > s) out.add_run(static_cast<std::size_t>(slot), s, e);
         }
         std::vector<int> id_slots;
-        for (const task_id_timing& f : ids) {
-            // ready = latest end of the producers present in the perf set.
-            bool any = false;
-            double ready = 0.0;
-            if (deps.edges_usable) {
-                auto [lo, hi] = deps.preds(f.id);
-                for (auto p = lo; p != hi; ++p) {
-                    const std::uint64_t pred = deps.edges[*p].pred;
-                    if (pred == f.id) continue;
-                    if (const task_id_timing* pt = find_id(ids, pred)) {
-                        ready = any ? std::max(ready, pt->end) : pt->end;
-                        any = true;
-                    }
-                }
-            }
-            if (!any) ready = f.dispatch;
-            const double r = clamp(ready);
+        for (std::size_t k = 0; k < ids.size(); ++k) {
+            const task_id_timing& f = ids[k];
+            const double r = clamp(ready[k]);
             const double dd = clamp(f.dispatch);
             if (!(dd > r)) continue;
             id_slots.clear();
@@ -175,13 +188,25 @@ struct overhead_sweep {
 
 // Distinct cores per core type index.
 inline std::vector<std::int64_t> cores_per_type(const perf_data& pd) {
-    std::vector<std::vector<std::uint32_t>> cores(pd.core_type_names.size());
-    for (const task& t : pd.tasks) cores[t.core_type].push_back(t.core_id);
-    std::vector<std::int64_t> k(cores.size(), 0);
-    for (std::size_t i = 0; i < cores.size(); ++i) {
-        std::sort(cores[i].begin(), cores[i].end());
-        k[i] = std::unique(cores[i].begin(), cores[i].end()) - cores[i].begin();
+    // (type, core) pairs, deduplicated whenever they outgrow twice what the
+    // last pass kept: a few thousand entries at most, where a list of every
+    // row's core was 4 bytes a row (and its doublings).
+    std::vector<std::uint64_t> pairs;
+    std::size_t kept = 0;
+    auto dedupe = [&] {
+        std::sort(pairs.begin(), pairs.end());
+        pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+        kept = pairs.size();
+    };
+    for (const task& t : pd.tasks) {
+        const std::uint64_t pair = std::uint64_t{t.core_type} << 32 | t.core_id;
+        if (!pairs.empty() && pairs.back() == pair) continue;
+        pairs.push_back(pair);
+        if (pairs.size() >= 2 * std::max<std::size_t>(kept, 4096)) dedupe();
     }
+    dedupe();
+    std::vector<std::int64_t> k(pd.core_type_names.size(), 0);
+    for (const std::uint64_t pair : pairs) ++k[pair >> 32];
     return k;
 }
 

@@ -12,6 +12,7 @@
 //   Part 6    critical_path_share  compute vs scheduler-injected time on the path
 //
 //   const sched_overhead_report r = compute_sched_overhead(pd, deps);  // tasks not empty
+//   ... compute_sched_overhead(pd, std::move(deps));  // the graph freed once read
 //
 // Everything is O(n log n) in the number of task rows and phase records (the
 // reference's switch split and dispatch vote are quadratic); every sum is
@@ -177,10 +178,15 @@ inline rows_per_core rows_by_core(const std::vector<task>& tasks) {
     std::vector<std::pair<std::uint32_t, std::uint32_t>> slot;  // (core, index in cores)
     for (std::uint32_t i = 0; i < out.cores.size(); ++i) slot.emplace_back(out.cores[i], i);
     std::sort(slot.begin(), slot.end());
-    for (std::uint32_t r = 0; r < tasks.size(); ++r) {
-        auto it = std::lower_bound(slot.begin(), slot.end(), std::make_pair(tasks[r].core_id, std::uint32_t{0}));
-        out.rows[it->second].push_back(r);
-    }
+    auto index_of = [&](const task& t) {
+        return std::lower_bound(slot.begin(), slot.end(), std::make_pair(t.core_id, std::uint32_t{0}))->second;
+    };
+    // Each core's list reserved exactly (counted first): no doubling's
+    // second copy (4 bytes a row, 92 MB at 10^7 tasks).
+    std::vector<std::size_t> counts(out.cores.size(), 0);
+    for (const task& t : tasks) ++counts[index_of(t)];
+    for (std::size_t c = 0; c < counts.size(); ++c) out.rows[c].reserve(counts[c]);
+    for (std::uint32_t r = 0; r < tasks.size(); ++r) out.rows[index_of(tasks[r])].push_back(r);
     for (auto& rows : out.rows) {
         std::stable_sort(rows.begin(), rows.end(),
                          [&](std::uint32_t a, std::uint32_t b) { return tasks[a].start_us < tasks[b].start_us; });
@@ -216,9 +222,11 @@ inline head_tail head_tail_of(const std::vector<task>& tasks, const rows_per_cor
 // 8-byte times per task row and per ready task and type (about 65 MB at
 // 10^6 tasks). `task_ids`: fold_task_ids(pd.tasks), when the caller has it
 // (the sweep folds the tasks itself otherwise: a second copy at its peak).
-inline overhead_verdict compute_overhead_verdict(const perf_data& pd, const deps_graph& deps, const task_window& w,
-                                                 bool keep_steps = true,
-                                                 const std::vector<task_id_timing>* task_ids = nullptr) {
+// `ids` and `ready`: fold_task_ids(pd.tasks) and ready_times(deps, ids)
+// (overhead_model.hpp), all the sweep reads of the graph.
+inline overhead_verdict compute_overhead_verdict(const perf_data& pd, const std::vector<task_id_timing>& ids,
+                                                 const std::vector<double>& ready, const task_window& w,
+                                                 bool keep_steps = true) {
     const std::vector<task>& tasks = pd.tasks;
     overhead_verdict v;
     for (std::uint16_t i = 0; i < pd.core_type_names.size(); ++i) {
@@ -254,13 +262,22 @@ inline overhead_verdict compute_overhead_verdict(const perf_data& pd, const deps
         if (any_work && work_idle) v.has_overhead += length;
     };
     if (!keep_steps) {
-        if (task_ids) sweep.run(pd, deps, *task_ids, segment);
-        else sweep.run(pd, deps, segment);
+        sweep.breakpoints(pd, ids, ready).walk(segment);
         return v;
     }
-    v.steps = task_ids ? sweep.breakpoints(pd, deps, *task_ids) : sweep.breakpoints(pd, deps, fold_task_ids(tasks));
+    v.steps = sweep.breakpoints(pd, ids, ready);
     v.steps.walk(segment);
     return v;
+}
+
+// The same from the graph. `task_ids`: fold_task_ids(pd.tasks), when the
+// caller has it (else folded here: a second copy at the sweep's peak).
+inline overhead_verdict compute_overhead_verdict(const perf_data& pd, const deps_graph& deps, const task_window& w,
+                                                 bool keep_steps = true,
+                                                 const std::vector<task_id_timing>* task_ids = nullptr) {
+    if (task_ids) return compute_overhead_verdict(pd, *task_ids, ready_times(deps, *task_ids), w, keep_steps);
+    const std::vector<task_id_timing> ids = fold_task_ids(pd.tasks);
+    return compute_overhead_verdict(pd, ids, ready_times(deps, ids), w, keep_steps);
 }
 
 // Part 2: per core, the gaps [previous end, start] (clipped to the window)
@@ -497,25 +514,49 @@ inline critical_path_share compute_critical_path(const deps_graph& deps, const s
     return p;
 }
 
-// Every part's numbers; `pd.tasks` must not be empty. `loops`:
-// thread_loops(pd), when taken before pd.loop was freed.
-inline sched_overhead_report compute_sched_overhead(const perf_data& pd, const deps_graph& deps,
-                                                    const std::vector<thread_loop>* loops = nullptr) {
-    using namespace sched_overhead_detail;
+namespace sched_overhead_detail {
+
+// `spent`: the graph `deps` itself, to free once it has been read (before
+// the sweep, the analysis's peak), or nullptr to leave it.
+inline sched_overhead_report compute_all(const perf_data& pd, const deps_graph& deps, deps_graph* spent,
+                                         const std::vector<thread_loop>* loops) {
     sched_overhead_report r;
-    const auto ids = fold_task_ids(pd.tasks);
+    std::vector<task_id_timing> ids = fold_task_ids(pd.tasks);
     r.window = window_of(pd.tasks);
-    // In the order that holds least at once: the sweep's events (about 24
-    // bytes a task row) live from Part 1 to Part 2, the rows per core from
-    // Part 2 to Parts 3/4, whose head / tail values (16 bytes a row) come last.
-    r.verdict = compute_overhead_verdict(pd, deps, r.window, true, &ids);
+    // What the graph says first: Part 5's fan degrees, Part 6's path and
+    // each id's ready time. At 10^7 tasks the graph is 560 MB (20 million
+    // edges, both indexes) and the ready times 80 MB.
+    r.loops = compute_loop_breakdown(pd, deps, ids, loops);
+    r.path = compute_critical_path(deps, ids);
+    const std::vector<double> ready = ready_times(deps, ids);
+    if (spent != nullptr) *spent = deps_graph{};  // (`deps` is not read again)
+    // Then in the order that holds least at once: the sweep's events (about
+    // 24 bytes a task row) live from Part 1 to Part 2, the rows per core
+    // from Part 2 to Parts 3/4, whose head / tail values (16 bytes a row)
+    // come last.
+    r.verdict = compute_overhead_verdict(pd, ids, ready, r.window, true);
+    std::vector<task_id_timing>().swap(ids);  // Part 1 was their last reader
     const rows_per_core by_core = rows_by_core(pd.tasks);
     r.switches = compute_switches(pd, by_core, r.window, r.verdict);
     r.verdict.steps = sweep_breakpoints{};  // Part 2 was their last reader
     r.head_tail_oh = head_tail_of(pd.tasks, by_core);
-    r.loops = compute_loop_breakdown(pd, deps, ids, loops);
-    r.path = compute_critical_path(deps, ids);
     return r;
+}
+
+}  // namespace sched_overhead_detail
+
+// Every part's numbers; `pd.tasks` must not be empty. `loops`:
+// thread_loops(pd), when taken before pd.loop was freed.
+inline sched_overhead_report compute_sched_overhead(const perf_data& pd, const deps_graph& deps,
+                                                    const std::vector<thread_loop>* loops = nullptr) {
+    return sched_overhead_detail::compute_all(pd, deps, nullptr, loops);
+}
+
+// The same, freeing the graph as soon as it has been read: `dfx
+// sched-overhead`'s (it needs the graph for nothing else).
+inline sched_overhead_report compute_sched_overhead(const perf_data& pd, deps_graph&& deps,
+                                                    const std::vector<thread_loop>* loops = nullptr) {
+    return sched_overhead_detail::compute_all(pd, deps, &deps, loops);
 }
 
 }  // namespace dfx::convert::swimlane
