@@ -793,7 +793,8 @@ def test_progress_on_terminal():
 
     It names the stage: the protobuf trace's two passes, with their events counted (the
     second against the first's count), sched-overhead's analysis. With stdout on the same
-    terminal, the command's own lines start on a line of their own, not after the progress."""
+    terminal, the command's own lines start on a line of their own, not after the progress,
+    and so do warnings, those a reader prints too."""
     d = workdir()
     subprocess.run([sys.executable, str(ROOT / "bench" / "gen_swimlane_records.py"), "30000", str(d)], check=True)
     args = [DFX, "swimlane", "chip_swimlane_records.json", "-o", "t.json"]
@@ -809,12 +810,19 @@ def test_progress_on_terminal():
     env["DFX_PROGRESS_PERIOD_MS"] = "1"
     (d / "nodeps").mkdir()  # the records alone: a warning after the read
     (d / "nodeps" / "chip_swimlane_records.json").symlink_to(d / "chip_swimlane_records.json")
+    # AICPU rows whose AICore rows are gone: the join's warning, printed inside the reader.
+    (d / "unmatched").mkdir()
+    records = json.loads((d / "chip_swimlane_records.json").read_text())
+    del records["aicore_tasks"][:50]
+    (d / "unmatched" / "chip_swimlane_records.json").write_text(json.dumps(records))
     for cmd, stages in (([DFX, "swimlane", "chip_swimlane_records.json", "-o", "t.pftrace"],
                          [rb"; protobuf trace, pass 1 of 2: [0-9.]+( M)? events",
                           rb"; protobuf trace, pass 2 of 2: [0-9.]+( M)? of [0-9.]+( M)? events"]),
                         ([DFX, "sched-overhead", "chip_swimlane_records.json"], [rb"; the overhead analysis"]),
                         ([DFX, "swimlane", "nodeps/chip_swimlane_records.json", "-o", "t2.json"],
-                         [rb"Warning: no usable deps.json"])):
+                         [rb"Warning: no usable deps.json"]),
+                        ([DFX, "swimlane", "unmatched/chip_swimlane_records.json", "-o", "t3.json"],
+                         [rb"Warning: 50 aicpu_task\(s\) had no matching AICore record"])):
         for attempt in range(3):
             rc, seen = stderr_on_terminal(cmd, d, env, stdout_too=True)
             missing = [s.decode() for s in stages if not re.search(s, seen)]
@@ -825,7 +833,7 @@ def test_progress_on_terminal():
         # The report's first lines and a warning: each after a line end or the
         # progress line's erasure.
         for first in (b"Perf data:", b"\xe2\x9c\x93 Conversion complete", b"Part 1: Overhead verdict",
-                      b"Warning: no usable deps.json"):
+                      b"Warning: no usable deps.json", b"Warning: 50 aicpu_task(s)"):
             for m in re.finditer(re.escape(first), seen):
                 before = seen[max(0, m.start() - 3):m.start()]
                 if m.start() > 0 and not (before.endswith(b"\n") or before.endswith(b"\x1b[K")):

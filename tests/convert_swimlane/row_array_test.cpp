@@ -38,6 +38,14 @@ TEST_CASE("rows pushed are there in order after the table grew many times") {
     CHECK(wrong == 0);
     CHECK(rows.end() - rows.begin() == static_cast<std::ptrdiff_t>(n));
     CHECK(same(rows.back(), row_at(n - 1)));
+    // A row of its own pushed when it is full: copied before the table moves.
+    dfx::convert::row_array<row48> small;
+    small.push_back(row_at(7));
+    while (small.size() < 1024) small.push_back(small[0]);  // the first growth is at 1024 rows
+    small.push_back(small[0]);
+    wrong = 0;
+    for (const row48& r : small) wrong += !same(r, row_at(7));
+    CHECK(wrong == 0);
 }
 
 TEST_CASE("a table sorts in place and moves without copying") {

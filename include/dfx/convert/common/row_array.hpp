@@ -76,7 +76,12 @@ public:
     ~row_array() { std::free(rows_); }
 
     void push_back(const Row& r) {
-        if (size_ == capacity_) grow(size_ + 1);
+        if (size_ == capacity_) {
+            const Row copy = r;  // `r` may be one of ours, moved by the growth
+            grow(size_ + 1);
+            rows_[size_++] = copy;
+            return;
+        }
         rows_[size_++] = r;
     }
     void reserve(std::size_t n) {

@@ -33,6 +33,7 @@
 
 #include "dfx/convert/common/dispatch_name_map.hpp"
 #include "dfx/convert/common/input_error.hpp"
+#include "dfx/convert/common/io_progress.hpp"
 #include "dfx/convert/common/json_writer.hpp"
 #include "dfx/convert/deps/critical_path.hpp"
 #include "dfx/convert/swimlane/deps_graph.hpp"
@@ -66,7 +67,10 @@ inline std::vector<std::string> write_cpm_perfetto_traces(const std::filesystem:
         if (map) names = sw::load_name_map(map->string());
     } catch (const input_error& e) {
         if (!lenient) throw;  // leniently, as dfx swimlane: no names
-        if (warnings) fmt::print(warnings, "Warning: ignoring the name map: {}\n", e.what());
+        if (warnings) {
+            const io_progress::console_output hold;  // on a line of its own, not after the progress display's
+            fmt::print(warnings, "Warning: ignoring the name map: {}\n", e.what());
+        }
     }
     sw::resolve_func_ids(pd, deps);
 

@@ -29,6 +29,7 @@
 #include <fmt/format.h>
 
 #include "dfx/convert/common/input_error.hpp"
+#include "dfx/convert/common/io_progress.hpp"
 #include "dfx/convert/common/row_array.hpp"
 #include "dfx/convert/deps/deps_reader.hpp"
 
@@ -234,7 +235,10 @@ inline deps_graph load_deps_graph(const std::string& path, std::FILE* warnings =
     } catch (const input_error& e) {
         const std::string_view msg = e.what();
         if (!lenient || policy == deps_policy::required || msg.find(".kernel_ids[") != std::string_view::npos) throw;
-        if (warnings) fmt::print(warnings, "Warning: failed to read {}\n", msg);
+        if (warnings) {
+            const io_progress::console_output hold;  // on a line of its own, not after the progress display's
+            fmt::print(warnings, "Warning: failed to read {}\n", msg);
+        }
         deps_graph unusable;
         unusable.file_exists = true;
         return unusable;
@@ -242,6 +246,7 @@ inline deps_graph load_deps_graph(const std::string& path, std::FILE* warnings =
     if (policy == deps_policy::required) {
         g.edges_usable = true;  // `edges` absent or not an array: no edges
     } else if (!g.edges_usable && warnings) {
+        const io_progress::console_output hold;
         fmt::print(warnings, "Warning: {} has no 'edges' array\n", path);
     }
     detail::index_edges(g, sink.raw_edges);

@@ -26,6 +26,7 @@
 #include <fmt/format.h>
 
 #include "dfx/convert/common/input_error.hpp"
+#include "dfx/convert/common/io_progress.hpp"
 #include "dfx/convert/common/name_map_file.hpp"
 #include "dfx/schema/artefact_names.hpp"
 
@@ -95,6 +96,7 @@ inline std::optional<std::string> find_sibling_name_map(const std::string& input
             if (i) listed += ", ";
             listed += candidates[i].filename().string();
         }
+        const io_progress::console_output hold;  // on a line of its own, not after the progress display's
         fmt::print(warnings,
                    "Warning: multiple sibling name maps found next to {}: {}; pass --func-names explicitly.\n", input,
                    listed);

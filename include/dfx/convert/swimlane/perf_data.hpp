@@ -447,6 +447,7 @@ inline perf_data load_perf_data(const std::string& path, std::FILE* warnings = s
                     if (i) worst += ", ";
                     worst += fmt::format("core {}: {}", misses[i].core, misses[i].count);
                 }
+                const io_progress::console_output hold;  // on a line of its own, not after the progress display's
                 fmt::print(warnings,
                            "Warning: {} aicpu_task(s) had no matching AICore record (top offenders: {}); the missing "
                            "AICore buffer(s) were dropped on rotation. Bump PLATFORM_AICORE_BUFFERS_PER_CORE if you see "
