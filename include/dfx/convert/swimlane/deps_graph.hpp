@@ -146,7 +146,8 @@ void keep_last_per_id(std::vector<Entry>& v) {
 
 inline void index_edges(deps_graph& g, row_array<read_edge>& raw) {
     // In place, so that the table read is the only one beside the edges
-    // kept (at 10^7 tasks three more copies of it were 1.2 GB).
+    // kept (at 10^7 tasks a deduplicated copy and a sort order beside it
+    // were 0.72 GB).
     // Unique (pred, succ), keeping the first occurrence.
     std::sort(raw.begin(), raw.end(), [](const read_edge& a, const read_edge& b) {
         if (a.edge.pred != b.edge.pred) return a.edge.pred < b.edge.pred;
