@@ -55,7 +55,7 @@ constexpr const char* loops_doc = R"({
 
 sw::loop_breakdown loops_of(const sw::perf_data& pd) {
     const sw::deps_graph no_deps;
-    return sw::compute_loop_breakdown(pd, no_deps, sw::fold_task_ids(pd.tasks));
+    return sw::compute_loop_breakdown(pd, no_deps, sw::task_id_index(pd.tasks));
 }
 
 }  // namespace
@@ -191,7 +191,7 @@ TEST_CASE("the loop breakdown from thread loops taken early is the one from the 
     const std::vector<sw::thread_loop> early = sw::thread_loops(pd);
     std::vector<sw::loop_lane>().swap(pd.loop);
     const sw::deps_graph no_deps;
-    const sw::loop_breakdown b = sw::compute_loop_breakdown(pd, no_deps, sw::fold_task_ids(pd.tasks), &early);
+    const sw::loop_breakdown b = sw::compute_loop_breakdown(pd, no_deps, sw::task_id_index(pd.tasks), &early);
     REQUIRE(b.threads.size() == from_phases.threads.size());
     REQUIRE(b.threads.size() == 2);
     for (std::size_t i = 0; i < b.threads.size(); ++i) {

@@ -101,7 +101,7 @@ inline scheduling measure_scheduling(const swimlane::perf_data& pd, const swimla
         s.verdict = out;
     }
     if (pd.level >= pickup_gap_level) {
-        const auto ids = swimlane::fold_task_ids(pd.tasks);
+        const swimlane::task_id_index ids(pd.tasks);
         const auto path = swimlane::compute_critical_path(deps, ids);
         s.path_sched_us = path.sched;
         s.path_hops = path.hops;

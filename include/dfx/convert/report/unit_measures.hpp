@@ -133,7 +133,7 @@ inline unit_measures measure_unit(const run_unit& unit, std::FILE* warnings = st
     if (m.found.deps) {
         task_durations durations;
         if (pd) {
-            for (const auto& f : swimlane::fold_task_ids(pd->tasks)) durations[f.id] = {f.start, f.end};
+            for (const auto& f : swimlane::task_id_index(pd->tasks)) durations[f.id] = {f.start, f.end};
         }
         m.graph = measure_graph(deps, durations);
     }

@@ -214,19 +214,9 @@ inline head_tail head_tail_of(const std::vector<task>& tasks, const rows_per_cor
     return out;
 }
 
-}  // namespace sched_overhead_detail
-
-// Part 1: the overhead sweep over the core types present (sorted by name).
-// `keep_steps`: also keep the sweep's events (Part 2 reads them through
-// any_ready_at); `dfx report` needs the totals only, and the events are two
-// 8-byte times per task row and per ready task and type (about 65 MB at
-// 10^6 tasks). `task_ids`: fold_task_ids(pd.tasks), when the caller has it
-// (the sweep folds the tasks itself otherwise: a second copy at its peak).
-// `ids` and `ready`: fold_task_ids(pd.tasks) and ready_times(deps, ids)
-// (overhead_model.hpp), all the sweep reads of the graph.
-inline overhead_verdict compute_overhead_verdict(const perf_data& pd, const std::vector<task_id_timing>& ids,
-                                                 const std::vector<double>& ready, const task_window& w,
-                                                 bool keep_steps = true) {
+// Part 1 with the sweep's events from `events(sweep)`.
+template <class Events>
+overhead_verdict verdict_of(const perf_data& pd, const task_window& w, bool keep_steps, Events&& events) {
     const std::vector<task>& tasks = pd.tasks;
     overhead_verdict v;
     for (std::uint16_t i = 0; i < pd.core_type_names.size(); ++i) {
@@ -262,21 +252,44 @@ inline overhead_verdict compute_overhead_verdict(const perf_data& pd, const std:
         if (any_work && work_idle) v.has_overhead += length;
     };
     if (!keep_steps) {
-        sweep.breakpoints(pd, ids, ready).walk(segment);
+        events(sweep).walk(segment);
         return v;
     }
-    v.steps = sweep.breakpoints(pd, ids, ready);
+    v.steps = events(sweep);
     v.steps.walk(segment);
     return v;
 }
 
-// The same from the graph. `task_ids`: fold_task_ids(pd.tasks), when the
-// caller has it (else folded here: a second copy at the sweep's peak).
+}  // namespace sched_overhead_detail
+
+// Part 1: the overhead sweep over the core types present (sorted by name).
+// `keep_steps`: also keep the sweep's events (Part 2 reads them through
+// any_ready_at); `dfx report` needs the totals only, and the events are two
+// 8-byte times per task row and per ready task and type (about 65 MB at
+// 10^6 tasks). `ids` and `ready`: task_id_index(pd.tasks) and
+// ready_times(deps, ids) (overhead_model.hpp), all the sweep reads of the
+// graph.
+inline overhead_verdict compute_overhead_verdict(const perf_data& pd, const task_id_index& ids,
+                                                 const std::vector<double>& ready, const task_window& w,
+                                                 bool keep_steps = true) {
+    return sched_overhead_detail::verdict_of(pd, w, keep_steps, [&](const overhead_sweep& sweep) {
+        return sweep.breakpoints(pd, ids, ready);
+    });
+}
+
+// The same, freeing `ids` and `ready` as soon as the sweep has read them
+// (overhead_sweep::breakpoints): `dfx sched-overhead`'s.
+inline overhead_verdict compute_overhead_verdict(const perf_data& pd, task_id_index&& ids, std::vector<double>&& ready,
+                                                 const task_window& w, bool keep_steps = true) {
+    return sched_overhead_detail::verdict_of(pd, w, keep_steps, [&](const overhead_sweep& sweep) {
+        return sweep.breakpoints(pd, std::move(ids), std::move(ready));
+    });
+}
+
+// The same from the graph.
 inline overhead_verdict compute_overhead_verdict(const perf_data& pd, const deps_graph& deps, const task_window& w,
-                                                 bool keep_steps = true,
-                                                 const std::vector<task_id_timing>* task_ids = nullptr) {
-    if (task_ids) return compute_overhead_verdict(pd, *task_ids, ready_times(deps, *task_ids), w, keep_steps);
-    const std::vector<task_id_timing> ids = fold_task_ids(pd.tasks);
+                                                 bool keep_steps = true) {
+    const task_id_index ids(pd.tasks);
     return compute_overhead_verdict(pd, ids, ready_times(deps, ids), w, keep_steps);
 }
 
@@ -361,7 +374,7 @@ namespace sched_overhead_detail {
 // Logical tasks per scheduler thread: each id goes to the thread owning the
 // core of its latest-finish row. Empty when no row's core has a thread.
 inline std::map<std::int64_t, std::int64_t> logical_tasks_by_thread(const perf_data& pd,
-                                                                     const std::vector<task_id_timing>& ids) {
+                                                                     const task_id_index& ids) {
     std::map<std::int64_t, std::int64_t> by_thread;
     for (const task_id_timing& f : ids) {
         std::optional<std::pair<double, std::int64_t>> best;
@@ -397,7 +410,7 @@ inline std::optional<thread_loop> loop_of_thread(loop_lane lane, const device_cl
 
 // Fan-out / fan-in: unique edges, billed per unique task id (first row) to
 // the thread owning its core.
-inline void add_fan_degrees(const perf_data& pd, const deps_graph& deps, const std::vector<task_id_timing>& ids,
+inline void add_fan_degrees(const perf_data& pd, const deps_graph& deps, const task_id_index& ids,
                             std::vector<thread_loop>& threads) {
     for (const task_id_timing& f : ids) {
         const task& t = pd.tasks[f.first_row];
@@ -465,7 +478,7 @@ inline std::vector<thread_loop> thread_loops(const perf_data& pd) {
 // attribution the finishes its complete phases counted. `loops`:
 // thread_loops(pd) when taken already.
 inline loop_breakdown compute_loop_breakdown(const perf_data& pd, const deps_graph& deps,
-                                             const std::vector<task_id_timing>& ids,
+                                             const task_id_index& ids,
                                              const std::vector<thread_loop>* loops = nullptr) {
     using namespace sched_overhead_detail;
     loop_breakdown b;
@@ -482,33 +495,34 @@ inline loop_breakdown compute_loop_breakdown(const perf_data& pd, const deps_gra
 // Part 6: start at the id with the latest finish; step to the producer with
 // the latest (end, id). A malformed graph with a cycle must not loop
 // forever: the walk stops after visiting every id once.
-inline critical_path_share compute_critical_path(const deps_graph& deps, const std::vector<task_id_timing>& ids) {
+inline critical_path_share compute_critical_path(const deps_graph& deps, const task_id_index& ids) {
     critical_path_share p;
-    const task_id_timing* cur = &ids.front();
-    for (const auto& f : ids) {
-        if (f.finish > cur->finish) cur = &f;
+    if (ids.empty()) return p;
+    task_id_timing cur = ids[0];
+    for (const task_id_timing& f : ids) {
+        if (f.finish > cur.finish) cur = f;
     }
-    const double makespan_end = cur->finish;
-    double path_start = cur->start;
+    const double makespan_end = cur.finish;
+    double path_start = cur.start;
     for (std::size_t guard = 0; guard <= ids.size(); ++guard) {
-        const task_id_timing* best = nullptr;
-        auto [plo, phi] = deps.preds(cur->id);
+        std::optional<task_id_timing> best;
+        auto [plo, phi] = deps.preds(cur.id);
         for (auto e = plo; e != phi; ++e) {
             const std::uint64_t pred = deps.edges[*e].pred;
-            if (pred == cur->id) continue;
-            const task_id_timing* pt = find_id(ids, pred);
+            if (pred == cur.id) continue;
+            const std::optional<task_id_timing> pt = ids.find(pred);
             if (!pt) continue;
             if (!best || pt->end > best->end || (pt->end == best->end && pt->id > best->id)) best = pt;
         }
-        p.exec += std::max(0.0, cur->end - cur->start);
+        p.exec += std::max(0.0, cur.end - cur.start);
         if (!best) {
-            p.sched += std::max(0.0, cur->start - cur->dispatch);
+            p.sched += std::max(0.0, cur.start - cur.dispatch);
             break;
         }
-        p.sched += std::max(0.0, cur->start - best->end);
+        p.sched += std::max(0.0, cur.start - best->end);
         ++p.hops;
-        cur = best;
-        path_start = std::min(path_start, cur->start);
+        cur = *best;
+        path_start = std::min(path_start, cur.start);
     }
     p.span = makespan_end - path_start;
     return p;
@@ -521,21 +535,22 @@ namespace sched_overhead_detail {
 inline sched_overhead_report compute_all(const perf_data& pd, const deps_graph& deps, deps_graph* spent,
                                          const std::vector<thread_loop>* loops) {
     sched_overhead_report r;
-    std::vector<task_id_timing> ids = fold_task_ids(pd.tasks);
     r.window = window_of(pd.tasks);
-    // What the graph says first: Part 5's fan degrees, Part 6's path and
-    // each id's ready time. At 10^7 tasks the graph is 560 MB (20 million
-    // edges, both indexes) and the ready times 80 MB.
-    r.loops = compute_loop_breakdown(pd, deps, ids, loops);
-    r.path = compute_critical_path(deps, ids);
-    const std::vector<double> ready = ready_times(deps, ids);
-    if (spent != nullptr) *spent = deps_graph{};  // (`deps` is not read again)
-    // Then in the order that holds least at once: the sweep's events (about
-    // 24 bytes a task row) live from Part 1 to Part 2, the rows per core
-    // from Part 2 to Parts 3/4, whose head / tail values (16 bytes a row)
-    // come last.
-    r.verdict = compute_overhead_verdict(pd, ids, ready, r.window, true);
-    std::vector<task_id_timing>().swap(ids);  // Part 1 was their last reader
+    {
+        task_id_index ids(pd.tasks);
+        // What the graph says first: Part 5's fan degrees, Part 6's path and
+        // each id's ready time. At 10^7 tasks the graph is 440 MB (20
+        // million edges and both indexes) and the ready times 80 MB.
+        r.loops = compute_loop_breakdown(pd, deps, ids, loops);
+        r.path = compute_critical_path(deps, ids);
+        std::vector<double> ready = ready_times(deps, ids);
+        if (spent != nullptr) *spent = deps_graph{};  // (`deps` is not read again)
+        // Then in the order that holds least at once: the sweep's events
+        // (about 24 bytes a task row) live from Part 1 to Part 2, the rows
+        // per core from Part 2 to Parts 3/4, whose head / tail values (16
+        // bytes a row) come last.
+        r.verdict = compute_overhead_verdict(pd, std::move(ids), std::move(ready), r.window, true);
+    }
     const rows_per_core by_core = rows_by_core(pd.tasks);
     r.switches = compute_switches(pd, by_core, r.window, r.verdict);
     r.verdict.steps = sweep_breakpoints{};  // Part 2 was their last reader
