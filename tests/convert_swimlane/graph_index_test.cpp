@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dfx/convert/swimlane/deps_graph.hpp"
@@ -110,4 +111,12 @@ TEST_CASE("a table's task ids, each folded from its rows when asked for") {
     const sw::task_id_index empty(none);
     CHECK(empty.empty());
     CHECK_FALSE(empty.find(4).has_value());
+
+    // Moved from (as the sweep leaves the index it frees): empty, not broken.
+    sw::task_id_index spent(tasks);
+    const sw::task_id_index taken = std::move(spent);
+    CHECK(taken.size() == 3);
+    CHECK(spent.size() == 0);  // NOLINT(bugprone-use-after-move): moved-from is empty, by contract
+    CHECK(spent.begin() == spent.end());
+    CHECK_FALSE(spent.find(8).has_value());
 }

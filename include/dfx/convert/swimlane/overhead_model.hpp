@@ -61,8 +61,11 @@ public:
         }
         starts_.push_back(static_cast<std::uint32_t>(tasks.size()));  // the last run's end
     }
+    // Not from a temporary table: the index reads the table it was built from.
+    explicit task_id_index(std::vector<task>&&) = delete;
 
-    [[nodiscard]] std::size_t size() const noexcept { return starts_.size() - 1; }
+    // (Moved from, an index is empty.)
+    [[nodiscard]] std::size_t size() const noexcept { return starts_.empty() ? 0 : starts_.size() - 1; }
     [[nodiscard]] bool empty() const noexcept { return size() == 0; }
 
     // The `i`-th id (in id order), folded.
@@ -83,6 +86,7 @@ public:
 
     // The id `id` folded, if the table has rows of it.
     [[nodiscard]] std::optional<task_id_timing> find(std::uint64_t id) const noexcept {
+        if (empty()) return std::nullopt;
         const std::vector<task>& tasks = *tasks_;
         const auto last = starts_.end() - 1;
         auto it = std::lower_bound(starts_.begin(), last, id,
@@ -100,7 +104,7 @@ public:
             ++i_;
             return *this;
         }
-        bool operator!=(const iterator& o) const noexcept { return i_ != o.i_; }
+        bool operator==(const iterator& o) const noexcept { return i_ == o.i_; }
 
     private:
         const task_id_index* ids_;
