@@ -8,6 +8,7 @@ written by hand from the specs (tests/convert_deps/*example*); nothing here is
 produced by dfx itself. Each test exits non-zero with a message on failure.
 """
 
+import atexit
 import concurrent.futures
 import json
 import os
@@ -31,6 +32,23 @@ def fail(msg):
     sys.exit(1)
 
 
+# Every scratch directory goes when the script exits, passed or failed (some
+# hold captures of hundreds of MB; left behind they filled /tmp run after
+# run). DFX_KEEP_TEST_DIRS=1 keeps them, to look into a failure.
+scratch_dirs = []
+
+
+def remove_scratch_dirs():
+    if os.environ.get("DFX_KEEP_TEST_DIRS"):
+        print("scratch directories kept: " + " ".join(str(d) for d in scratch_dirs))
+        return
+    for d in scratch_dirs:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+atexit.register(remove_scratch_dirs)
+
+
 def run(args, cwd, env=None):
     return subprocess.run([DFX, *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=120)
 
@@ -50,6 +68,7 @@ def same_text(got, want, what):
 
 def workdir(src=None):
     d = Path(tempfile.mkdtemp(prefix="dfx-deps-test-"))
+    scratch_dirs.append(d)
     if src:
         shutil.copytree(src, d, dirs_exist_ok=True)
         for p in d.rglob("*"):
