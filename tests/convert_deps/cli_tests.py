@@ -8,7 +8,6 @@ written by hand from the specs (tests/convert_deps/*example*); nothing here is
 produced by dfx itself. Each test exits non-zero with a message on failure.
 """
 
-import atexit
 import concurrent.futures
 import json
 import os
@@ -18,9 +17,11 @@ import shutil
 import struct
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+import scratch_dirs  # noqa: E402
 
 TEST, DFX, ROOT = sys.argv[1], sys.argv[2], Path(sys.argv[3])
 CONF = ROOT / "tests" / "conformance"
@@ -30,23 +31,6 @@ HERE = ROOT / "tests" / "convert_deps"
 def fail(msg):
     print(f"FAIL [{TEST}]: {msg}")
     sys.exit(1)
-
-
-# Every scratch directory goes when the script exits, passed or failed (some
-# hold captures of hundreds of MB; left behind they filled /tmp run after
-# run). DFX_KEEP_TEST_DIRS=1 keeps them, to look into a failure.
-scratch_dirs = []
-
-
-def remove_scratch_dirs():
-    if os.environ.get("DFX_KEEP_TEST_DIRS"):
-        print("scratch directories kept: " + " ".join(str(d) for d in scratch_dirs))
-        return
-    for d in scratch_dirs:
-        shutil.rmtree(d, ignore_errors=True)
-
-
-atexit.register(remove_scratch_dirs)
 
 
 def run(args, cwd, env=None):
@@ -67,8 +51,7 @@ def same_text(got, want, what):
 
 
 def workdir(src=None):
-    d = Path(tempfile.mkdtemp(prefix="dfx-deps-test-"))
-    scratch_dirs.append(d)
+    d = scratch_dirs.make("dfx-deps-test-")
     if src:
         shutil.copytree(src, d, dirs_exist_ok=True)
         for p in d.rglob("*"):

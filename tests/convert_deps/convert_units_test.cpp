@@ -36,6 +36,7 @@
 #include "dfx/convert/deps/task_id.hpp"
 #include "dfx/convert/dump/dump_viewer.hpp"
 #include "../support/json_describe.hpp"
+#include "../support/scratch_dir.hpp"
 
 using namespace dfx::convert;
 
@@ -134,11 +135,11 @@ struct recorder final : json_member_handler {
     void array_end(std::string_view key, std::size_t n) override { seen.push_back(std::string(key) + " len " + std::to_string(n)); }
 };
 
+// A file of `text` in the process's scratch directory (removed at exit).
 std::string write_temp(const std::string& text) {
+    static const test_support::scratch_dir dir;
     static int n = 0;
-    const std::string path = (std::filesystem::temp_directory_path() / ("dfx-units-" + std::to_string(n++) + ".json")).string();
-    std::ofstream(path) << text;
-    return path;
+    return dir.write("input-" + std::to_string(n++) + ".json", text);
 }
 
 }  // namespace

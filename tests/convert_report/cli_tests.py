@@ -16,8 +16,10 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+import scratch_dirs  # noqa: E402
 
 TEST, DFX, SIM, ROOT = sys.argv[1], sys.argv[2], sys.argv[3], Path(sys.argv[4])
 CONF = ROOT / "tests" / "conformance"
@@ -48,7 +50,7 @@ def json_report(args):
 
 
 def workdir():
-    return Path(tempfile.mkdtemp(prefix="dfx-report-test-"))
+    return scratch_dirs.make("dfx-report-test-")
 
 
 def findings_of(text):

@@ -16,10 +16,10 @@
 #include "dfx/convert/swimlane/perf_data.hpp"
 #include "dfx/convert/swimlane/records_reader.hpp"
 #include "dfx/convert/swimlane/sched_overhead_parts.hpp"
-#include "scratch_dir.hpp"
+#include "../support/scratch_dir.hpp"
 
 namespace sw = dfx::convert::swimlane;
-using swimlane_test::scratch_dir;
+using test_support::scratch_dir;
 
 namespace {
 

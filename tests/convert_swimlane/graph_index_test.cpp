@@ -15,7 +15,7 @@
 
 #include "dfx/convert/swimlane/deps_graph.hpp"
 #include "dfx/convert/swimlane/overhead_model.hpp"
-#include "scratch_dir.hpp"
+#include "../support/scratch_dir.hpp"
 
 namespace sw = dfx::convert::swimlane;
 
@@ -48,7 +48,7 @@ sw::task row(std::uint64_t id, double dispatch, double start, double end, double
 }  // namespace
 
 TEST_CASE("a pred's successors: unique, in first-seen order, its run ending where the next pred's starts") {
-    swimlane_test::scratch_dir dir;
+    test_support::scratch_dir dir;
     // Preds first seen in the order 9, 2, 5; 2 -> 7 twice; the largest pred
     // (9) owns the first run and the smallest (2) the middle one, so each
     // run's end is found by the pred changing, and 5's by the table ending.

@@ -8,11 +8,11 @@
 
 #include "dfx/convert/common/integer_rows_scanner.hpp"
 #include "dfx/convert/swimlane/records_reader.hpp"
-#include "scratch_dir.hpp"
+#include "../support/scratch_dir.hpp"
 
 namespace conv = dfx::convert;
 namespace sw = dfx::convert::swimlane;
-using swimlane_test::scratch_dir;
+using test_support::scratch_dir;
 
 namespace {
 

@@ -15,14 +15,14 @@
 #include "dfx/convert/common/json_object_stream.hpp"
 #include "dfx/convert/common/pipelined_handler.hpp"
 #include "dfx/convert/swimlane/records_reader.hpp"
-#include "scratch_dir.hpp"
+#include "../support/scratch_dir.hpp"
 
 using dfx::convert::element_batch;
 using dfx::convert::input_error;
 using dfx::convert::json_member_handler;
 using dfx::convert::json_object_stream;
 using dfx::convert::member_use;
-using swimlane_test::scratch_dir;
+using test_support::scratch_dir;
 
 namespace {
 

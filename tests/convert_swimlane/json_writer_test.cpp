@@ -22,9 +22,9 @@
 #include "dfx/convert/common/background_writer.hpp"
 #include "dfx/convert/common/json_writer.hpp"
 #include "dfx/io/atomic_file.hpp"
-#include "scratch_dir.hpp"
+#include "../support/scratch_dir.hpp"
 
-using swimlane_test::scratch_dir;
+using test_support::scratch_dir;
 
 namespace {
 
@@ -61,7 +61,7 @@ TEST_CASE("trace microseconds: at most 6 decimals, integral values keep '.0'") {
         }
         w.commit();
     }
-    CHECK(swimlane_test::slurp(path) == "2.3 10.0 0.0 -0.0 0.02 -1.5 13.74 0.0 1000000000000.0 ");
+    CHECK(test_support::slurp(path) == "2.3 10.0 0.0 -0.0 0.02 -1.5 13.74 0.0 1000000000000.0 ");
 }
 
 TEST_CASE("trace microseconds: every sixth-decimal digit pattern") {
@@ -87,7 +87,7 @@ TEST_CASE("trace microseconds: every sixth-decimal digit pattern") {
         }
         w.commit();
     }
-    CHECK(swimlane_test::slurp(path) == expected);
+    CHECK(test_support::slurp(path) == expected);
 }
 
 TEST_CASE("integers: every digit count, both signs and the extremes, as std::to_chars writes them") {
@@ -145,10 +145,10 @@ TEST_CASE("commit replaces an earlier output, which stays whole until then") {
     {
         dfx::convert::json_file_writer w(path);
         w.append("new");
-        CHECK(swimlane_test::slurp(path) == "old");
+        CHECK(test_support::slurp(path) == "old");
         w.commit();
     }
-    CHECK(swimlane_test::slurp(path) == "new");
+    CHECK(test_support::slurp(path) == "new");
     std::size_t files = 0;
     for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(path).parent_path())) ++files;
     CHECK(files == 1);  // no temporary left
@@ -156,7 +156,7 @@ TEST_CASE("commit replaces an earlier output, which stays whole until then") {
         dfx::convert::json_file_writer w(path);  // not committed: the earlier output stays
         w.append("lost");
     }
-    CHECK(swimlane_test::slurp(path) == "new");
+    CHECK(test_support::slurp(path) == "new");
 }
 
 TEST_CASE("commit renames over the earlier output: the path is never missing") {
@@ -187,7 +187,7 @@ TEST_CASE("commit renames over the earlier output: the path is never missing") {
     ::close(watch);
     CHECK(moved_in);
     CHECK_FALSE(deleted);
-    CHECK(swimlane_test::slurp(path) == "new");
+    CHECK(test_support::slurp(path) == "new");
 }
 
 TEST_CASE("an output that is an input of the run is refused, the input untouched") {
@@ -200,7 +200,7 @@ TEST_CASE("an output that is an input of the run is refused, the input untouched
     CHECK_THROWS_WITH_AS(dfx::convert::json_file_writer{link},
                          (link + ": is also an input of this run; choose another output").c_str(),
                          dfx::convert::input_error);
-    CHECK(swimlane_test::slurp(input) == "{}");
+    CHECK(test_support::slurp(input) == "{}");
 }
 
 TEST_CASE("output larger than a block arrives whole and in order") {
@@ -225,7 +225,7 @@ TEST_CASE("output larger than a block arrives whole and in order") {
         CHECK(w.bytes_written() == expected.size());
         w.commit();
     }
-    CHECK(swimlane_test::slurp(path) == expected);
+    CHECK(test_support::slurp(path) == expected);
 }
 
 TEST_CASE("a device path is written in place, never replaced") {
@@ -286,7 +286,7 @@ TEST_CASE("blocks reach the file in number order, whatever order they come in") 
         for (int i = 0; i < 4; ++i) w.give_back(w.take(), 16);  // all four blocks are back
     }
     std::fclose(f);
-    CHECK(swimlane_test::slurp(path) == "abcdde");
+    CHECK(test_support::slurp(path) == "abcdde");
 }
 
 TEST_CASE("a plain json_buffer grows and keeps every byte") {

@@ -11,12 +11,12 @@
 #include <fmt/format.h>
 
 #include "dfx/convert/common/ordered_chunks.hpp"
-#include "scratch_dir.hpp"
+#include "../support/scratch_dir.hpp"
 
 using dfx::convert::item_chunk;
 using dfx::convert::json_buffer;
 using dfx::convert::json_file_writer;
-using swimlane_test::scratch_dir;
+using test_support::scratch_dir;
 
 namespace {
 
@@ -79,7 +79,7 @@ TEST_CASE("chunks formatted on two threads read as one thread's output") {
         std::int64_t drawn = 0;
         for (std::size_t i = 0; i < n; ++i) drawn += static_cast<std::int64_t>(numbers_of(i));
         CHECK(number == 42 + drawn);
-        CHECK(swimlane_test::slurp(path) == sequential(n, 42));
+        CHECK(test_support::slurp(path) == sequential(n, 42));
     }
 }
 

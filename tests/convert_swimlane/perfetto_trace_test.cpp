@@ -24,7 +24,7 @@
 #include "dfx/convert/swimlane/trace/context.hpp"
 #include "dfx/convert/swimlane/trace/perfetto_packets.hpp"
 #include "perfetto_decode.hpp"
-#include "scratch_dir.hpp"
+#include "../support/scratch_dir.hpp"
 
 using dfx::convert::swimlane::trace::perfetto_trace;
 using dfx::convert::swimlane::trace::pf_arg;
@@ -266,7 +266,7 @@ TEST_CASE("recorded chunks: an error in a chunk, in its numbers or in the hand-o
     enum fault { in_a_chunk, in_the_numbers, in_the_hand_over };
     for (const fault f : {in_a_chunk, in_the_numbers, in_the_hand_over}) {
         CAPTURE(static_cast<int>(f));
-        swimlane_test::scratch_dir dir;
+        test_support::scratch_dir dir;
         dfx::convert::json_file_writer file(dir.file("t.pftrace"));
         sw::trace_options opt;
         opt.format = sw::trace_format::perfetto;

@@ -7,10 +7,10 @@
 
 #include "dfx/convert/swimlane/clock_alignment.hpp"
 #include "dfx/convert/swimlane/perf_data.hpp"
-#include "scratch_dir.hpp"
+#include "../support/scratch_dir.hpp"
 
 namespace sw = dfx::convert::swimlane;
-using swimlane_test::scratch_dir;
+using test_support::scratch_dir;
 
 namespace {
 

@@ -18,7 +18,6 @@ Usage: stats_cli.py TEST DFX CONFORMANCE_DIR [DFX_SIM]
                      against `dfx report --format json|csv`'s kernels
 """
 
-import atexit
 import csv
 import io
 import json
@@ -28,8 +27,10 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+import scratch_dirs  # noqa: E402
 
 TEST, DFX, CONF = sys.argv[1], sys.argv[2], Path(sys.argv[3])
 SIM = sys.argv[4] if len(sys.argv) > 4 else None
@@ -38,23 +39,6 @@ SIM = sys.argv[4] if len(sys.argv) > 4 else None
 def fail(msg):
     print(f"FAIL [{TEST}]: {msg}")
     sys.exit(1)
-
-
-# Every scratch directory goes when the script exits, passed or failed (some
-# hold captures of hundreds of MB; left behind they filled /tmp run after
-# run). DFX_KEEP_TEST_DIRS=1 keeps them, to look into a failure.
-scratch_dirs = []
-
-
-def remove_scratch_dirs():
-    if os.environ.get("DFX_KEEP_TEST_DIRS"):
-        print("scratch directories kept: " + " ".join(str(d) for d in scratch_dirs))
-        return
-    for d in scratch_dirs:
-        shutil.rmtree(d, ignore_errors=True)
-
-
-atexit.register(remove_scratch_dirs)
 
 
 def dfx(*args, cwd=None, rc=0):
@@ -77,8 +61,7 @@ def rounds_to(value, text, what):
 
 
 def scratch(src=None):
-    d = Path(tempfile.mkdtemp(prefix="dfx-stats-test-"))
-    scratch_dirs.append(d)
+    d = scratch_dirs.make("dfx-stats-test-")
     if src:
         shutil.copytree(src, d / "run")
         return d / "run"

@@ -19,10 +19,10 @@
 #include "dfx/convert/swimlane/perf_data.hpp"
 #include "dfx/convert/swimlane/trace_writer.hpp"
 #include "perfetto_decode.hpp"
-#include "scratch_dir.hpp"
+#include "../support/scratch_dir.hpp"
 
 namespace sw = dfx::convert::swimlane;
-using swimlane_test::scratch_dir;
+using test_support::scratch_dir;
 
 namespace {
 
@@ -274,7 +274,7 @@ TEST_CASE("the conformance traces are the same bytes whatever the chunk size, in
                     sw::write_trace(pd, deps, names, w, opt);
                     w.commit();
                 }
-                traces.push_back(swimlane_test::slurp(path));
+                traces.push_back(test_support::slurp(path));
             }
             REQUIRE(traces[0].size() > 1000);
             CHECK(traces[1] == traces[0]);
@@ -346,7 +346,7 @@ TEST_CASE("writing the trace leaves the parsed tasks as read; func ids are resol
         opt.warnings = nullptr;
         sw::write_trace(pd, deps, names, w, opt);
         w.commit();
-        return swimlane_test::slurp(path);
+        return test_support::slurp(path);
     };
     const std::string unresolved = write("unresolved.json");
     CHECK(func_ids() == as_read);

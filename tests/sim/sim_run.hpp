@@ -7,8 +7,8 @@
 //     ... read r.outputs() / "deps.json" ...
 //
 // Each run gets a fresh work directory under scratch() (per process, so the
-// groups meson runs in parallel never share one); stdout and stderr are kept
-// in files there and read back whole.
+// groups meson runs in parallel never share one; removed at exit); stdout and
+// stderr are kept in files there and read back whole.
 #pragma once
 
 #include <sys/wait.h>
@@ -20,6 +20,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "../support/scratch_dir.hpp"
 
 namespace sim_test {
 
@@ -46,9 +48,11 @@ inline std::string quote(const std::string& s) {
     return out + "'";
 }
 
-inline fs::path scratch() {
-    static const fs::path dir = fs::temp_directory_path() / ("dfx_sim_e2e_" + std::to_string(::getpid()));
-    return dir;
+// The process's scratch directory, removed with the runs' work directories
+// when the process exits (DFX_KEEP_TEST_DIRS=1 keeps it).
+inline const fs::path& scratch() {
+    static const test_support::scratch_dir dir;
+    return dir.path();
 }
 
 // Runs dfx-sim with a fresh work dir named `name` (unless `keep`).
