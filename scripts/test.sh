@@ -79,7 +79,7 @@ line_tables=(-Ddebug=false -Dcpp_args=-g1)
 # instead of 0.12-0.17 s and 50 MB (docs/testing.md).
 # The zero_cost suite compiles its sample loops with g++ and with clang++
 # whatever this build's compiler (tests/zero_cost/meson.build), so it runs
-# once, in the clang build below, not in both (about 35 s of this build's).
+# once, in the clang build below, not in both (about 70 s of test time).
 run_build gcc-asan-ubsan g++ "!suite:zero_cost" -Dsanitizers=address,undefined "${line_tables[@]}" -Doptimization=g -Dbenchmarks=disabled \
   -Dconverters_one_unit=true -Dcpp_link_args=-no-pie
 # The mutation corpus's default sample runs in the release build below,

@@ -738,7 +738,7 @@ def test_huge_page_heap():
         env = {k: v for k, v in os.environ.items() if k != "GLIBC_TUNABLES"}
         env["DFX_HUGE_PAGES"] = "1"
         p = subprocess.run(["valgrind", "--tool=none", "-q", DFX, "swimlane", "chip_swimlane_records.json", "-o", "-"],
-                           cwd=small, env=env, capture_output=True, timeout=300)
+                           cwd=small, env=env, capture_output=True, timeout=120)
         if p.returncode != 0 or not json.loads(p.stdout or b"{}").get("traceEvents"):
             fail(f"dfx swimlane under valgrind: exit {p.returncode}, {p.stderr.decode()[-300:]!r}")
     got = environment_while_running({})

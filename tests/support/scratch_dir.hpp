@@ -27,7 +27,7 @@ public:
         path_ = tmpl;
     }
     ~scratch_dir() {
-        if (std::getenv("DFX_KEEP_TEST_DIRS")) {
+        if (const char* keep = std::getenv("DFX_KEEP_TEST_DIRS"); keep != nullptr && *keep != '\0') {
             std::cerr << "scratch directory kept: " << path_.string() << '\n';
             return;
         }
