@@ -732,15 +732,20 @@ def test_huge_page_heap():
         return
     if got != b"glibc.malloc.hugetlb=1":
         fail(f"with DFX_HUGE_PAGES=1 the running dfx has GLIBC_TUNABLES={got!r}, expected glibc.malloc.hugetlb=1")
-    if shutil.which("valgrind"):
-        # Under valgrind /proc/self/exe is valgrind's tool: a restart through it failed with "You cannot run
-        # ... directly". dfx runs on under valgrind instead, as started.
-        env = {k: v for k, v in os.environ.items() if k != "GLIBC_TUNABLES"}
-        env["DFX_HUGE_PAGES"] = "1"
-        p = subprocess.run(["valgrind", "--tool=none", "-q", DFX, "swimlane", "chip_swimlane_records.json", "-o", "-"],
+    # Under valgrind /proc/self/exe is valgrind's tool: a restart through it failed with "You cannot run
+    # ... directly". dfx runs on under valgrind instead, as started. (Only where valgrind runs this build at
+    # all: `dfx --version`, which never restarts. Valgrind 3.19 gives up on clang 14's DWARF 5 line tables.)
+    env = {k: v for k, v in os.environ.items() if k != "GLIBC_TUNABLES"}
+    env["DFX_HUGE_PAGES"] = "1"
+    under_valgrind = ["valgrind", "--tool=none", "-q", DFX]
+    if shutil.which("valgrind") and subprocess.run(under_valgrind + ["--version"], env=env, capture_output=True,
+                                                  timeout=120).returncode == 0:
+        p = subprocess.run(under_valgrind + ["swimlane", "chip_swimlane_records.json", "-o", "-"],
                            cwd=small, env=env, capture_output=True, timeout=120)
         if p.returncode != 0 or not json.loads(p.stdout or b"{}").get("traceEvents"):
             fail(f"dfx swimlane under valgrind: exit {p.returncode}, {p.stderr.decode()[-300:]!r}")
+    else:
+        print("valgrind cannot run this build of dfx (or is not installed): its restart check skipped")
     got = environment_while_running({})
     if got is not None:
         fail(f"a {sum(f.stat().st_size for f in small.iterdir())}-byte input restarted with GLIBC_TUNABLES={got!r}")
