@@ -3,7 +3,7 @@
 #   * g++ with AddressSanitizer + UndefinedBehaviorSanitizer, all suites but zero_cost
 #     (which compiles with both g++ and clang++ itself: it runs in the clang build)
 #   * clang++ at -O0 (warnings are errors there too), all suites but the mutation
-#     corpus, benchmarks' smoke tests included
+#     corpus and the dfx CLI scripts (suite cli), benchmarks' smoke tests included
 #   * g++ with ThreadSanitizer, the suites with threads: the transport, the
 #     session (its lanes' threads and its one drain thread) and the converters'
 #     readers (scan-ahead / pipelined parsing, the trace writer thread)
@@ -85,8 +85,14 @@ run_build gcc-asan-ubsan g++ "!suite:zero_cost" -Dsanitizers=address,undefined "
 # The mutation corpus's default sample runs in the release build below,
 # where dfx is fastest (its ~2,800 runs in 30-48 s against 49 s at -O0; the
 # FIFO mutants' 10 s waits set its floor); the sanitizer build runs its own
-# smaller sample.
-run_build clang clang++ "!suite:mutation" -Doptimization=0 "${line_tables[@]}"
+# smaller sample. Nor does this build run the suite `cli`: the Python scripts
+# that drive dfx through its error paths and process behaviour (malformed
+# and endless inputs, signals, terminals, browsers; about 150 s of test time
+# here). They test dfx's code paths, which the ASan+UBSan build runs all of;
+# this one still builds everything with clang's warnings as errors and runs
+# every test program, the conformance goldens, the sim, session, consumer,
+# compile-fail, zero-cost, header and benchmark-smoke tests.
+run_build clang clang++ "!suite:mutation !suite:cli" -Doptimization=0 "${line_tables[@]}"
 run_build gcc-tsan g++ "tests/transport/transport_tests:transport tests/session/session_tests:session tests/convert_swimlane/convert_swimlane_tests:swimlane_unit
   tests/convert_deps/convert_deps_units:convert_deps_units" -Dsanitizers=thread -Doptimization=2 "${line_tables[@]}" -Dexamples=disabled \
   -Dconverters_one_unit=true
