@@ -18,12 +18,19 @@
                  traces and its summary names none.
   bad_flags      --format foo on critical-path and all: exit 2, one error naming
                  --format, nothing written.
+  big_trace_note With DFX_UI_TRACE_LIMIT_MB=0 (every trace over the limit) swimlane,
+                 critical-path and all print one "Note:" per trace on stderr naming
+                 it, `trace_processor --httpd` and the remedies the command has
+                 (--window for swimlane traces, --format perfetto for JSON ones);
+                 none at the default limit, for a value that is not a limit, or
+                 for an output that is not a regular file.
 
 Usage: perfetto_all_traces.py TEST DFX CONFORMANCE_DIR GENERATOR
 """
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -38,8 +45,8 @@ CASES = ["l1_small", "l3_deps", "l4_deps", "l4_host"]  # records + deps.json + a
 ANONYMOUS = "\u00b7("  # ·(tY): a Worker View bar off the path
 
 
-def run(cmd, cwd, expect=0):
-    r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False, timeout=300)
+def run(cmd, cwd, expect=0, env=None):
+    r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False, timeout=300, env=env)
     if expect is not None and r.returncode != expect:
         raise RuntimeError(f"{' '.join(cmd)} exited {r.returncode} (expected {expect}):\n{r.stdout}\n{r.stderr}")
     return r
@@ -209,7 +216,70 @@ def test_bad_flags(dfx, conformance, generator, tmp, failures):
         failures.append(f"a rejected flag still wrote files: {sorted(set(os.listdir(d)) - set(before))}")
 
 
-TESTS = {"critical_path": test_critical_path, "all": test_all, "bad_flags": test_bad_flags}
+def notes(stderr):
+    return [line for line in stderr.splitlines() if line.startswith("Note: ") and "trace_processor --httpd" in line]
+
+
+def test_big_trace_note(dfx, conformance, generator, tmp, failures):
+    d = copy_case(conformance, "l4_deps", tmp)
+    every = dict(os.environ, DFX_UI_TRACE_LIMIT_MB="0")  # every trace is "too big"
+
+    def check(what, r, want):
+        got = notes(r.stderr)
+        # Each note names its trace and its size, the command that opens it
+        # (the path quoted for the shell where it must be), and the remedies
+        # the command has.
+        def says(line, path, parts, absent):
+            size = os.path.getsize(path)
+            shown = f"{size / 1e9:.2f} GB" if size >= 1e9 else f"{size / 1e6:.0f} MB"
+            return (line.startswith(f"Note: {path} is {shown}: ")
+                    and f"`trace_processor --httpd {shlex.quote(path)}`" in line
+                    and all(part in line for part in parts) and not any(part in line for part in absent))
+        ok = len(got) == len(want) and all(says(line, *w) for line, w in zip(got, want))
+        if ok:
+            print(f"{what}: {len(got)} note(s){': ' + got[0] if got else ''}")
+        else:
+            failures.append(f"{what}: notes {got}, want {[w[0] for w in want]} with {[w[1] for w in want]}")
+
+    window, perfetto = "dfx swimlane --window", "--format perfetto"
+    json_trace, pb_trace = os.path.join(d, "merged_swimlane.json"), os.path.join(d, "big.pftrace")
+    check("swimlane, JSON", run([dfx, "swimlane", d, "-o", json_trace], d, env=every),
+          [(json_trace, [window, perfetto], [])])
+    check("swimlane, protobuf", run([dfx, "swimlane", d, "-o", pb_trace], d, env=every),
+          [(pb_trace, [window], [perfetto])])
+    # A path the shell would split: quoted in the command to paste.
+    odd = os.path.join(d, "it's a trace.pftrace")
+    check("swimlane, a path with a space and a quote", run([dfx, "swimlane", d, "-o", odd], d, env=every),
+          [(odd, [window], [perfetto])])
+    # The default limit (512 MiB), and values that are not a limit, which leave it.
+    for value in (None, "", "abc", "-1", "12x", str(1 << 21)):
+        env = dict(os.environ)
+        env.pop("DFX_UI_TRACE_LIMIT_MB", None)
+        if value is not None:
+            env["DFX_UI_TRACE_LIMIT_MB"] = value
+        check(f"swimlane, DFX_UI_TRACE_LIMIT_MB={value!r}", run([dfx, "swimlane", d, "-o", json_trace], d, env=env), [])
+    # Not a regular file: no note.
+    check("swimlane to stdout", run([dfx, "swimlane", d, "-o", "-"], d, env=every), [])
+    check("swimlane to /dev/null", run([dfx, "swimlane", d, "-o", os.devnull], d, env=every), [])
+    # critical-path: each CPM trace (no --window there).
+    cpm = [os.path.join(d, f"CPM_{m}.json") for m in ("static", "observed")]
+    check("critical-path, JSON", run([dfx, "critical-path", d], d, env=every),
+          [(t, [perfetto], [window]) for t in cpm])
+    cpm = [os.path.join(d, f"CPM_{m}.pftrace") for m in ("static", "observed")]
+    check("critical-path, protobuf", run([dfx, "critical-path", d, "--format", "perfetto"], d, env=every),
+          [(t, [], [window, perfetto]) for t in cpm])
+    # dfx all: its children's stderr is shown only when they fail, so it notes
+    # the swimlane traces itself.
+    d2 = copy_case(conformance, "l4_deps", os.path.join(tmp, "all"))
+    check("all", run([dfx, "all", d2, "-j", "2"], d2, env=every),
+          [(os.path.join(d2, "merged_swimlane.json"), [window, perfetto], [])])
+    check("all --format perfetto", run([dfx, "all", d2, "-j", "2", "--format", "perfetto"], d2, env=every),
+          [(os.path.join(d2, "merged_swimlane.pftrace"), [window], [perfetto])])
+    check("all, default limit", run([dfx, "all", d2, "-j", "2"], d2), [])
+
+
+TESTS = {"critical_path": test_critical_path, "all": test_all, "bad_flags": test_bad_flags,
+         "big_trace_note": test_big_trace_note}
 
 
 def main(argv):

@@ -45,6 +45,7 @@
 #include <vector>
 
 
+#include "big_trace_note.hpp"
 #include "commands.hpp"
 #include "dfx/convert/common/dispatch_name_map.hpp"
 #include "dfx/convert/common/input_error.hpp"
@@ -309,6 +310,14 @@ void add_all(CLI::App& app) {
                 }
             }
         std::printf("%zu conversions, %zu failed, %zu skipped\n", total, failed, skipped);
+        // The swimlane traces' size notes (each job's own stderr is shown only
+        // when it fails); critical-path's traces are copies of these or drawn
+        // like them, so these notes cover theirs.
+        std::vector<std::string> swimlane_traces;
+        for (const auto& j : jobs)
+            if (j.skipped.empty() && j.exit_code == 0) swimlane_traces.insert(swimlane_traces.end(), j.traces.begin(), j.traces.end());
+        std::fflush(stdout);
+        note_big_traces(swimlane_traces, {.window = true, .perfetto_format = !perfetto}, stderr);
         exit_code = failed ? 1 : 0;
     });
 }

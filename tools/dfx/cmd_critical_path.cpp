@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "big_trace_note.hpp"
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "progress.hpp"
@@ -136,6 +137,8 @@ void run(const cp_args& a) {
     for (const auto& r : results) fmt::print("{}\n", deps::render_cp_summary(r));
     for (const auto& p : reports) fmt::print("Report written to: {}\n", p);
     for (const auto& p : traces) fmt::print("Perfetto trace written to: {}\n", p);
+    std::fflush(stdout);
+    dfx::cli::note_big_traces(traces, {.perfetto_format = a.format == "json"}, stderr);
     if (a.to_stdout || report_to_stdout)
         fmt::print("\n{}\n", deps::render_cp_report(results, static_cast<std::size_t>(std::max(0LL, a.top))));
     // A merged trace that cannot be highlighted is bad input, after the rest was done.

@@ -22,6 +22,7 @@
 
 #include <fmt/format.h>
 
+#include "big_trace_note.hpp"
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "progress.hpp"
@@ -314,6 +315,8 @@ int run(const swimlane_args& a) {
 
     fmt::print(console, "\n✓ Conversion complete\n  Input:  {}\n  Output: {}\n", input, output);
     fmt::print(console, "\nTo visualize: Open https://ui.perfetto.dev/ and drag in {}\n", output);
+    std::fflush(console);
+    dfx::cli::note_big_traces({output}, {.window = true, .perfetto_format = format == sw::trace_format::json}, stderr);
     write_statistics(a, console, pd, names);
     fmt::print(console, "\nScheduler-overhead deep-dive: run sched_overhead_analysis manually with a separately-captured "
                "deps.json (--enable-dep-gen).\n");
