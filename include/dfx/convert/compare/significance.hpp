@@ -36,7 +36,7 @@
 
 #include <fmt/format.h>
 
-#include "dfx/convert/report/scheduling.hpp"
+#include "dfx/convert/report/duration_stats.hpp"
 
 namespace dfx::convert::compare {
 

@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "dfx/convert/report/scheduling.hpp"
+#include "dfx/convert/report/duration_stats.hpp"
 #include "dfx/convert/swimlane/labels.hpp"
 #include "dfx/convert/swimlane/name_map.hpp"
 #include "dfx/convert/swimlane/perf_data.hpp"

@@ -24,6 +24,7 @@
 #include <optional>
 #include <vector>
 
+#include "dfx/convert/report/duration_stats.hpp"
 #include "dfx/convert/swimlane/deps_graph.hpp"
 #include "dfx/convert/swimlane/overhead_model.hpp"
 #include "dfx/convert/swimlane/perf_data.hpp"
@@ -34,31 +35,6 @@ namespace dfx::convert::report {
 // The level each measure needs (a lower level is named with the flag that raises it).
 inline constexpr int pickup_gap_level = 2;
 inline constexpr int verdict_level = 3;
-
-struct duration_stats {
-    std::size_t count = 0;
-    double total = 0.0, mean = 0.0, median = 0.0, p90 = 0.0, min = 0.0, max = 0.0;
-    double p25 = 0.0, p75 = 0.0;  // quartiles: p75 - p25 is the spread `dfx compare` calls noise
-
-    [[nodiscard]] double iqr() const { return p75 - p25; }
-};
-
-inline duration_stats stats_of(std::vector<double> v) {
-    duration_stats s;
-    if (v.empty()) return s;
-    std::sort(v.begin(), v.end());
-    s.count = v.size();
-    for (const double x : v) s.total += x;
-    s.mean = s.total / static_cast<double>(v.size());
-    const std::size_t n = v.size();
-    s.median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-    s.p90 = v[std::min(n * 9 / 10, n - 1)];
-    s.p25 = v[n / 4];
-    s.p75 = v[std::min(n * 3 / 4, n - 1)];
-    s.min = v.front();
-    s.max = v.back();
-    return s;
-}
 
 struct sched_verdict {
     double has_overhead_us = 0.0;   // a working engine starved while ready work waited
