@@ -90,8 +90,8 @@ run_build gcc-asan-ubsan g++ "!suite:zero_cost" -Dsanitizers=address,undefined "
 # and endless inputs, signals, terminals, browsers; about 150 s of test time
 # here). They test dfx's code paths, which the ASan+UBSan build runs all of;
 # this one still builds everything with clang's warnings as errors and runs
-# every test program, the conformance goldens, the sim, session, consumer,
-# compile-fail, zero-cost, header and benchmark-smoke tests.
+# every test program, the swimlane conformance goldens, the sim, session,
+# consumer, compile-fail, zero-cost, header and benchmark-smoke tests.
 run_build clang clang++ "!suite:mutation !suite:cli" -Doptimization=0 "${line_tables[@]}"
 run_build gcc-tsan g++ "tests/transport/transport_tests:transport tests/session/session_tests:session tests/convert_swimlane/convert_swimlane_tests:swimlane_unit
   tests/convert_deps/convert_deps_units:convert_deps_units" -Dsanitizers=thread -Doptimization=2 "${line_tables[@]}" -Dexamples=disabled \

@@ -2,7 +2,8 @@
 """List dfxkit's public headers, classified as device-side or host-side.
 
 Used by tests/device/meson.build at configure time (Meson cannot glob), so a
-new header under include/dfx/ gets its own stand-alone compile test without
+new header under include/dfx/ gets its own stand-alone TU (and a place in its
+kind's headers-alone program) without
 editing any meson.build. Output: one "<kind> <path relative to include/>"
 line per header, sorted, kind being "device" or "host".
 
