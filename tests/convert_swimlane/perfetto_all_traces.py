@@ -20,10 +20,11 @@
                  --format, nothing written.
   big_trace_note With DFX_UI_TRACE_LIMIT_MB=0 (every trace over the limit) swimlane,
                  critical-path and all print one "Note:" per trace on stderr naming
-                 it, `trace_processor --httpd` and the remedies the command has
-                 (--window for swimlane traces, --format perfetto for JSON ones);
-                 none at the default limit, for a value that is not a limit, or
-                 for an output that is not a regular file.
+                 it and its size, `trace_processor --httpd` with the path quoted as
+                 shlex.quote does, and the remedies the command has (--window for
+                 swimlane traces, --format perfetto for JSON ones); none for these
+                 small traces at the default limit or with a value that is not a
+                 limit, nor for an output that is not a regular file of its own.
 
 Usage: perfetto_all_traces.py TEST DFX CONFORMANCE_DIR GENERATOR
 """
@@ -222,7 +223,9 @@ def notes(stderr):
 
 def test_big_trace_note(dfx, conformance, generator, tmp, failures):
     d = copy_case(conformance, "l4_deps", tmp)
-    every = dict(os.environ, DFX_UI_TRACE_LIMIT_MB="0")  # every trace is "too big"
+    default = dict(os.environ)
+    default.pop("DFX_UI_TRACE_LIMIT_MB", None)  # whatever the developer's shell says
+    every = dict(default, DFX_UI_TRACE_LIMIT_MB="0")  # every trace is "too big"
 
     def check(what, r, want):
         got = notes(r.stderr)
@@ -247,19 +250,26 @@ def test_big_trace_note(dfx, conformance, generator, tmp, failures):
           [(json_trace, [window, perfetto], [])])
     check("swimlane, protobuf", run([dfx, "swimlane", d, "-o", pb_trace], d, env=every),
           [(pb_trace, [window], [perfetto])])
-    # A path the shell would split: quoted in the command to paste.
-    odd = os.path.join(d, "it's a trace.pftrace")
-    check("swimlane, a path with a space and a quote", run([dfx, "swimlane", d, "-o", odd], d, env=every),
-          [(odd, [window], [perfetto])])
-    # The default limit (512 MiB), and values that are not a limit, which leave it.
-    for value in (None, "", "abc", "-1", "12x", str(1 << 21)):
-        env = dict(os.environ)
-        env.pop("DFX_UI_TRACE_LIMIT_MB", None)
+    # Paths as the shell must be given them (shlex.quote's rules): every
+    # character it leaves bare left bare, a space, a quote or a non-ASCII
+    # letter quoted.
+    for name in ("a+b=c,d@e%f:g_h-i.pftrace", "it's a trace.pftrace", "trac\u00e9.pftrace"):
+        odd = os.path.join(d, name)
+        check(f"swimlane -o {name!r}", run([dfx, "swimlane", d, "-o", odd], d, env=every),
+              [(odd, [window], [perfetto])])
+    # The default limit (500 MB), and values that are not a limit, which leave
+    # it: each of these, read leniently, would be 0 and note every trace.
+    for value in (None, "", "abc", "-0", "+0", " 0", "0 ", "0x1", "0.5", "0e3"):
+        env = dict(default)
         if value is not None:
             env["DFX_UI_TRACE_LIMIT_MB"] = value
         check(f"swimlane, DFX_UI_TRACE_LIMIT_MB={value!r}", run([dfx, "swimlane", d, "-o", json_trace], d, env=env), [])
-    # Not a regular file: no note.
+    # Not a regular file of its own: no note, even with a big file named "-"
+    # where the command runs.
+    with open(os.path.join(d, "-"), "w") as f:
+        f.write("x" * 2_000_000)
     check("swimlane to stdout", run([dfx, "swimlane", d, "-o", "-"], d, env=every), [])
+    os.remove(os.path.join(d, "-"))
     check("swimlane to /dev/null", run([dfx, "swimlane", d, "-o", os.devnull], d, env=every), [])
     # critical-path: each CPM trace (no --window there).
     cpm = [os.path.join(d, f"CPM_{m}.json") for m in ("static", "observed")]
@@ -269,13 +279,13 @@ def test_big_trace_note(dfx, conformance, generator, tmp, failures):
     check("critical-path, protobuf", run([dfx, "critical-path", d, "--format", "perfetto"], d, env=every),
           [(t, [], [window, perfetto]) for t in cpm])
     # dfx all: its children's stderr is shown only when they fail, so it notes
-    # the swimlane traces itself.
+    # their traces itself: the swimlane trace, then critical-path's.
     d2 = copy_case(conformance, "l4_deps", os.path.join(tmp, "all"))
-    check("all", run([dfx, "all", d2, "-j", "2"], d2, env=every),
-          [(os.path.join(d2, "merged_swimlane.json"), [window, perfetto], [])])
-    check("all --format perfetto", run([dfx, "all", d2, "-j", "2", "--format", "perfetto"], d2, env=every),
-          [(os.path.join(d2, "merged_swimlane.pftrace"), [window], [perfetto])])
-    check("all, default limit", run([dfx, "all", d2, "-j", "2"], d2), [])
+    for fmt, ext, parts, absent in (([], "json", [perfetto], []), (["--format", "perfetto"], "pftrace", [], [perfetto])):
+        check(f"all {' '.join(fmt)}", run([dfx, "all", d2, "-j", "2"] + fmt, d2, env=every),
+              [(os.path.join(d2, f"merged_swimlane.{ext}"), [window] + parts, absent)]
+              + [(os.path.join(d2, f"CPM_{m}.{ext}"), parts, absent + [window]) for m in ("static", "observed")])
+    check("all, default limit", run([dfx, "all", d2, "-j", "2"], d2, env=default), [])
 
 
 TESTS = {"critical_path": test_critical_path, "all": test_all, "bad_flags": test_bad_flags,

@@ -17,12 +17,15 @@
 // it (google/perfetto issue #99). The stdout line "To visualize: Open
 // https://ui.perfetto.dev/ ..." is the reference's and stays as it is; this
 // note is extra, on stderr, and only for traces over the limit. Outputs
-// that are not regular files (stdout, /dev/null, a pipe) get none.
+// that are not regular files of their own (stdout, /dev/null, a pipe,
+// /dev/stdout) get none.
 #pragma once
 
+#include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -33,24 +36,24 @@ namespace dfx::cli {
 
 struct big_trace_limits {
     // A trace at least this big gets the note: 2 GB of browser memory over
-    // the 4x at the top of Perfetto's 2-4x range.
-    static constexpr std::uint64_t default_megabytes = 512;
-    // DFX_UI_TRACE_LIMIT_MB=N (whole MiB, 0 to 2^20) sets the limit, for a
-    // browser that holds more or less (0: every trace gets the note); a value
-    // out of range or not a number leaves the default, as the other DFX_*
+    // the 4x at the top of Perfetto's 2-4x range. MB are 10^6 bytes, as the
+    // note prints sizes.
+    static constexpr std::uint64_t default_megabytes = 500;
+    static constexpr std::uint64_t max_megabytes = 10'000'000;
+    // DFX_UI_TRACE_LIMIT_MB=N (decimal digits only, 0 to max_megabytes) sets
+    // the limit, for a browser that holds more or less (0: every trace gets
+    // the note); any other value leaves the default, as the other DFX_*
     // knobs of docs/converters.md do.
     static constexpr const char* env = "DFX_UI_TRACE_LIMIT_MB";
 
-    static std::uint64_t bytes() {
-        const char* text = std::getenv(env);
-        std::uint64_t mb = default_megabytes;
-        if (text != nullptr && *text != '\0') {
-            char* end = nullptr;
-            const unsigned long long value = std::strtoull(text, &end, 10);
-            if (*end == '\0' && *text != '-' && value <= (1ull << 20)) mb = value;
-        }
-        return mb << 20;
+    static std::uint64_t megabytes(const char* text) {
+        std::uint64_t mb = 0;
+        if (text == nullptr) return default_megabytes;
+        const char* end = text + std::strlen(text);
+        const auto [stop, error] = std::from_chars(text, end, mb);  // no sign, space or base prefix
+        return error == std::errc{} && stop == end && text != end && mb <= max_megabytes ? mb : default_megabytes;
     }
+    static std::uint64_t bytes() { return megabytes(std::getenv(env)) * 1'000'000; }
 };
 
 // What else the command that wrote the traces offers against their size.
@@ -59,7 +62,7 @@ struct big_trace_remedies {
     bool perfetto_format = false;  // the traces are JSON: --format perfetto
 };
 
-// 8.69 GB, 854 MB: the size as `ls -h`'s reader would say it (decimal units).
+// 8.69 GB, 854 MB: decimal units, as `ls --si` gives them.
 inline std::string trace_size_text(std::uintmax_t bytes) {
     const double b = static_cast<double>(bytes);
     return b >= 1e9 ? fmt::format("{:.2f} GB", b / 1e9) : fmt::format("{:.0f} MB", b / 1e6);
@@ -79,6 +82,9 @@ inline std::string shell_word(const std::string& path) {
 inline void note_big_traces(const std::vector<std::string>& traces, big_trace_remedies remedies, std::FILE* out) {
     const std::uint64_t limit = big_trace_limits::bytes();
     for (const std::string& path : traces) {
+        // "-" is stdout; a device path (/dev/stdout, /proc/self/fd/1) may
+        // resolve to a regular file that is not a trace of its own.
+        if (path == "-" || path.starts_with("/dev/") || path.starts_with("/proc/")) continue;
         std::error_code ec;
         if (!std::filesystem::is_regular_file(path, ec)) continue;
         const std::uintmax_t size = std::filesystem::file_size(path, ec);

@@ -310,14 +310,22 @@ void add_all(CLI::App& app) {
                 }
             }
         std::printf("%zu conversions, %zu failed, %zu skipped\n", total, failed, skipped);
-        // The swimlane traces' size notes (each job's own stderr is shown only
-        // when it fails); critical-path's traces are copies of these or drawn
-        // like them, so these notes cover theirs.
-        std::vector<std::string> swimlane_traces;
-        for (const auto& j : jobs)
-            if (j.skipped.empty() && j.exit_code == 0) swimlane_traces.insert(swimlane_traces.end(), j.traces.begin(), j.traces.end());
+        // The big traces' notes (each job's own stderr is shown only when it
+        // fails): the swimlane traces, then critical-path's (which have no
+        // --window of their own).
+        std::vector<std::string> swimlane_traces, cpm_traces;
+        for (const auto* batch : {&jobs, &last})
+            for (const auto& j : *batch) {
+                if (!j.skipped.empty() || j.exit_code != 0) continue;
+                if (j.args.front() == "critical-path") {
+                    for (std::string& t : traces_named_in(j.stdout_file)) cpm_traces.push_back(std::move(t));
+                } else {
+                    swimlane_traces.insert(swimlane_traces.end(), j.traces.begin(), j.traces.end());
+                }
+            }
         std::fflush(stdout);
         note_big_traces(swimlane_traces, {.window = true, .perfetto_format = !perfetto}, stderr);
+        note_big_traces(cpm_traces, {.perfetto_format = !perfetto}, stderr);
         exit_code = failed ? 1 : 0;
     });
 }
