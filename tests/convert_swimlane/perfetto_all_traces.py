@@ -22,7 +22,8 @@
                  critical-path and all print one "Note:" per trace on stderr naming
                  it and its size, `trace_processor --httpd` with the path quoted as
                  shlex.quote does, and the remedies the command has (--window for
-                 swimlane traces, --format perfetto for JSON ones); none for these
+                 swimlane traces, with the capture's span from swimlane itself, which
+                 as a window keeps every task; --format perfetto for JSON ones); none for these
                  small traces at the default limit or with a value that is not a
                  limit, nor for an output that is not a regular file of its own.
 
@@ -31,6 +32,7 @@ Usage: perfetto_all_traces.py TEST DFX CONFORMANCE_DIR GENERATOR
 
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -246,8 +248,31 @@ def test_big_trace_note(dfx, conformance, generator, tmp, failures):
 
     window, perfetto = "dfx swimlane --window", "--format perfetto"
     json_trace, pb_trace = os.path.join(d, "merged_swimlane.json"), os.path.join(d, "big.pftrace")
-    check("swimlane, JSON", run([dfx, "swimlane", d, "-o", json_trace], d, env=every),
-          [(json_trace, [window, perfetto], [])])
+    r = run([dfx, "swimlane", d, "-o", json_trace], d, env=every)
+    check("swimlane, JSON", r, [(json_trace, [window, perfetto, "(its tasks run over "], [])])
+    # The span the note gives is the capture's: a window of it holds every
+    # task slice of the full trace (pids 3 and 4: one per task row), and it
+    # lies within the full trace's time range (to the ns it is rounded out to).
+    m = re.search(r"--window START:END` \(its tasks run over ([0-9.]+):([0-9.]+) us\)", r.stderr)
+    if not m:
+        failures.append(f"swimlane, JSON: no span in the note: {notes(r.stderr)}")
+    else:
+        def slices(path):
+            with open(path) as f:
+                return [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
+        full = slices(json_trace)
+        tasks = sum(1 for e in full if e.get("pid") in (3, 4))
+        first, last = min(e["ts"] for e in full), max(e["ts"] + e["dur"] for e in full)
+        start, end = float(m.group(1)), float(m.group(2))
+        cut = os.path.join(d, "span.json")
+        run([dfx, "swimlane", d, "--window", f"{m.group(1)}:{m.group(2)}", "-o", cut], d, env=default)
+        inside = sum(1 for e in slices(cut) if e.get("pid") in (3, 4))
+        if tasks == 0 or inside != tasks or start < first - 0.001 or end > last + 0.001 or start >= end:
+            failures.append(f"--window {m.group(1)}:{m.group(2)} (the note's span) kept {inside} of {tasks} task "
+                            f"slices; the trace spans {first}:{last}")
+        else:
+            print(f"the note's span {m.group(1)}:{m.group(2)} us (the trace's {first}:{last}) keeps all {tasks} "
+                  "task slices")
     check("swimlane, protobuf", run([dfx, "swimlane", d, "-o", pb_trace], d, env=every),
           [(pb_trace, [window], [perfetto])])
     # Paths as the shell must be given them (shlex.quote's rules): every

@@ -7,9 +7,10 @@
 //
 //   Note: out/merged_swimlane.json is 854 MB: more than the Perfetto UI opens in
 //   a browser. Open it with `trace_processor --httpd out/merged_swimlane.json` and
-//   then https://ui.perfetto.dev, or cut it with `dfx swimlane --window` (or
-//   --tasks), or write it with --format perfetto (several times smaller);
-//   docs/converters.md, "Opening a big trace".
+//   then https://ui.perfetto.dev, or cut it with `dfx swimlane --window
+//   START:END` (its tasks run over 2000.280:369090.760 us) or --tasks, or write
+//   it with --format perfetto (several times smaller); docs/converters.md,
+//   "Opening a big trace".
 //
 // Why a size: the UI's in-browser engine has about 2 GB of memory (the
 // browser's limit for a page), and Perfetto's docs put a protobuf trace's
@@ -27,6 +28,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,6 +62,7 @@ struct big_trace_limits {
 struct big_trace_remedies {
     bool window = false;           // the trace is dfx swimlane's: --window / --tasks
     bool perfetto_format = false;  // the traces are JSON: --format perfetto
+    std::string window_span = {};  // "START:END" of the capture's tasks, when known
 };
 
 // 8.69 GB, 854 MB: decimal units, as `ls --si` gives them.
@@ -79,22 +82,34 @@ inline std::string shell_word(const std::string& path) {
     return quoted + "'";
 }
 
-inline void note_big_traces(const std::vector<std::string>& traces, big_trace_remedies remedies, std::FILE* out) {
-    const std::uint64_t limit = big_trace_limits::bytes();
+// The size of the trace at `path` when it gets the note: a regular file of
+// its own ("-" is stdout; a device path such as /dev/stdout or
+// /proc/self/fd/1 may resolve to a regular file that is not the trace's)
+// of at least the limit.
+inline std::optional<std::uintmax_t> big_trace_size(const std::string& path) {
+    if (path == "-" || path.starts_with("/dev/") || path.starts_with("/proc/")) return std::nullopt;
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
+    const std::uintmax_t size = std::filesystem::file_size(path, ec);
+    if (ec || size < big_trace_limits::bytes()) return std::nullopt;
+    return size;
+}
+
+inline void note_big_traces(const std::vector<std::string>& traces, const big_trace_remedies& remedies,
+                            std::FILE* out) {
     for (const std::string& path : traces) {
-        // "-" is stdout; a device path (/dev/stdout, /proc/self/fd/1) may
-        // resolve to a regular file that is not a trace of its own.
-        if (path == "-" || path.starts_with("/dev/") || path.starts_with("/proc/")) continue;
-        std::error_code ec;
-        if (!std::filesystem::is_regular_file(path, ec)) continue;
-        const std::uintmax_t size = std::filesystem::file_size(path, ec);
-        if (ec || size < limit) continue;
+        const auto size = big_trace_size(path);
+        if (!size) continue;
+        std::string cut;
+        if (remedies.window && remedies.window_span.empty()) cut = ", or cut it with `dfx swimlane --window` (or --tasks)";
+        if (remedies.window && !remedies.window_span.empty())
+            cut = fmt::format(", or cut it with `dfx swimlane --window START:END` (its tasks run over {} us) or --tasks",
+                              remedies.window_span);
         fmt::print(out,
                    "Note: {} is {}: more than the Perfetto UI opens in a browser. Open it with "
                    "`trace_processor --httpd {}` and then https://ui.perfetto.dev{}{}; docs/converters.md, "
                    "\"Opening a big trace\".\n",
-                   path, trace_size_text(size), shell_word(path),
-                   remedies.window ? ", or cut it with `dfx swimlane --window` (or --tasks)" : "",
+                   path, trace_size_text(*size), shell_word(path), cut,
                    remedies.perfetto_format ? ", or write it with --format perfetto (several times smaller)" : "");
     }
 }

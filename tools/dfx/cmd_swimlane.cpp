@@ -9,7 +9,9 @@
 //   dfx swimlane RUN --stats json --stats-output F   ... into F instead
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -316,7 +318,17 @@ int run(const swimlane_args& a) {
     fmt::print(console, "\n✓ Conversion complete\n  Input:  {}\n  Output: {}\n", input, output);
     fmt::print(console, "\nTo visualize: Open https://ui.perfetto.dev/ and drag in {}\n", output);
     std::fflush(console);
-    dfx::cli::note_big_traces({output}, {.window = true, .perfetto_format = format == sw::trace_format::json}, stderr);
+    if (dfx::cli::big_trace_size(output)) {
+        // The span to cut, on the trace's own time base (what --window takes),
+        // widened to whole ns so that a window of it holds every task.
+        std::string span;
+        if (const auto w = sw::window_of_tasks(pd, {0, std::numeric_limits<std::uint64_t>::max()}))
+            span = fmt::format("{:.3f}:{:.3f}", std::max(0.0, std::floor(w->start_us * 1000) / 1000),
+                               std::max(0.0, std::ceil(w->end_us * 1000) / 1000));
+        dfx::cli::note_big_traces(
+            {output}, {.window = true, .perfetto_format = format == sw::trace_format::json, .window_span = span},
+            stderr);
+    }
     write_statistics(a, console, pd, names);
     fmt::print(console, "\nScheduler-overhead deep-dive: run sched_overhead_analysis manually with a separately-captured "
                "deps.json (--enable-dep-gen).\n");
