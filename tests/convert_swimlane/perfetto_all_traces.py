@@ -297,10 +297,10 @@ def test_big_trace_note(dfx, conformance, generator, tmp, failures):
     os.remove(os.path.join(d, "-"))
     check("swimlane to /dev/null", run([dfx, "swimlane", d, "-o", os.devnull], d, env=every), [])
     # critical-path: each CPM trace (no --window there).
-    cpm = [os.path.join(d, f"CPM_{m}.json") for m in ("static", "observed")]
+    cpm = [os.path.join(d, f"CPM_{model}.json") for model in ("static", "observed")]
     check("critical-path, JSON", run([dfx, "critical-path", d], d, env=every),
           [(t, [perfetto], [window]) for t in cpm])
-    cpm = [os.path.join(d, f"CPM_{m}.pftrace") for m in ("static", "observed")]
+    cpm = [os.path.join(d, f"CPM_{model}.pftrace") for model in ("static", "observed")]
     check("critical-path, protobuf", run([dfx, "critical-path", d, "--format", "perfetto"], d, env=every),
           [(t, [], [window, perfetto]) for t in cpm])
     # dfx all: its children's stderr is shown only when they fail, so it notes
@@ -309,7 +309,7 @@ def test_big_trace_note(dfx, conformance, generator, tmp, failures):
     for fmt, ext, parts, absent in (([], "json", [perfetto], []), (["--format", "perfetto"], "pftrace", [], [perfetto])):
         check(f"all {' '.join(fmt)}", run([dfx, "all", d2, "-j", "2"] + fmt, d2, env=every),
               [(os.path.join(d2, f"merged_swimlane.{ext}"), [window] + parts, absent)]
-              + [(os.path.join(d2, f"CPM_{m}.{ext}"), parts, absent + [window]) for m in ("static", "observed")])
+              + [(os.path.join(d2, f"CPM_{model}.{ext}"), parts, absent + [window]) for model in ("static", "observed")])
     check("all, default limit", run([dfx, "all", d2, "-j", "2"], d2, env=default), [])
 
 

@@ -101,10 +101,12 @@ inline void note_big_traces(const std::vector<std::string>& traces, const big_tr
         const auto size = big_trace_size(path);
         if (!size) continue;
         std::string cut;
-        if (remedies.window && remedies.window_span.empty()) cut = ", or cut it with `dfx swimlane --window` (or --tasks)";
-        if (remedies.window && !remedies.window_span.empty())
-            cut = fmt::format(", or cut it with `dfx swimlane --window START:END` (its tasks run over {} us) or --tasks",
-                              remedies.window_span);
+        if (remedies.window)
+            cut = remedies.window_span.empty()
+                      ? ", or cut it with `dfx swimlane --window` (or --tasks)"
+                      : fmt::format(", or cut it with `dfx swimlane --window START:END` (its tasks run over {} us) or "
+                                    "--tasks",
+                                    remedies.window_span);
         fmt::print(out,
                    "Note: {} is {}: more than the Perfetto UI opens in a browser. Open it with "
                    "`trace_processor --httpd {}` and then https://ui.perfetto.dev{}{}; docs/converters.md, "
