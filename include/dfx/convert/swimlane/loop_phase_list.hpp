@@ -13,8 +13,8 @@
 // order, so each phase starts a little after the one before and lasts a
 // little: each is written as its kind, then the distance from the previous
 // start and its length, both as zigzag varints of the wrapped 64-bit
-// difference, so any values (out of order, an end before the start) code and
-// decode exactly; they just take more bytes.
+// difference (common/delta_varint.hpp), so any values (out of order, an end
+// before the start) code and decode exactly; they just take more bytes.
 #pragma once
 
 #include <cstddef>
@@ -22,6 +22,7 @@
 #include <iterator>
 #include <vector>
 
+#include "dfx/convert/common/delta_varint.hpp"
 #include "dfx/convert/swimlane/sched_phases.hpp"
 
 namespace dfx::convert::swimlane {
@@ -60,19 +61,11 @@ public:
     }
 
 private:
-    // A wrapped difference as a signed one, small magnitudes to small codes.
-    static constexpr std::uint64_t zigzag(std::uint64_t difference) noexcept {
-        return (difference << 1) ^ (std::uint64_t{0} - (difference >> 63));
-    }
-    static constexpr std::uint64_t unzigzag(std::uint64_t code) noexcept {
-        return (code >> 1) ^ (std::uint64_t{0} - (code & 1));
-    }
     void put(std::uint64_t v) {
-        while (v >= 0x80) {
-            bytes_.push_back(static_cast<std::uint8_t>(v | 0x80));
-            v >>= 7;
-        }
-        bytes_.push_back(static_cast<std::uint8_t>(v));
+        std::uint8_t code[varint_max_bytes];
+        std::uint8_t* end = code;
+        put_varint(end, v);
+        bytes_.insert(bytes_.end(), code, end);
     }
 
     std::vector<std::uint8_t> bytes_;
@@ -110,18 +103,10 @@ private:
         if (at_ == end_) return;
         const std::uint8_t* p = at_;
         phase_.kind = static_cast<phase_kind>(*p++);
-        phase_.start_cycles = start_ + unzigzag(get(p));
-        phase_.end_cycles = phase_.start_cycles + unzigzag(get(p));
+        phase_.start_cycles = start_ + unzigzag(get_varint(p));
+        phase_.end_cycles = phase_.start_cycles + unzigzag(get_varint(p));
         start_ = phase_.start_cycles;
         next_ = p;
-    }
-    static std::uint64_t get(const std::uint8_t*& p) noexcept {
-        std::uint64_t v = 0;
-        for (int shift = 0;; shift += 7) {
-            const std::uint8_t b = *p++;
-            v |= std::uint64_t{b & 0x7Fu} << shift;
-            if (b < 0x80) return v;
-        }
     }
     friend class loop_phase_list;
     const std::uint8_t* at_ = nullptr;

@@ -1,28 +1,42 @@
 // sched_phases: a scheduler thread's phases as `dfx swimlane` and the
-// statistics keep them, 40 bytes each where a sched_record takes 72.
+// statistics keep them, delta-coded: about 12 bytes each where a
+// sched_record takes 72 (and the fixed 40-byte layout before this took 40).
 //
 //   sched_phases phases;
 //   phases.push_back(r);                     // any sched_record
-//   const sched_record back = phases[i];     // the same values, read back
-//   for (const sched_record& p : phases) ... // in the order pushed
+//   for (const sched_record& p : phases) ... // the same values, in the order pushed
+//   phases.for_each_where([](phase_kind k) { return k == phase_kind::dispatch; },
+//                         [&](std::size_t i, const sched_record& p) { ... });  // some kinds only
+//   phases.kind(i)                           // a kind, not decoding the phase
+//   sched_phases::reader read;               // by index, stepping forward:
+//   const sched_record& p = read(phases, i); //   one phase decoded per step
+//   const sched_record back = phases[i];     // a lookup: decodes from i's block start
 //
 // Why: at level 3 and 4 a capture has about five scheduler phases per task,
-// so their records were the largest thing the trace converter held (403 of
-// its 947 MB peak at 10^6 tasks). Almost every phase fits a narrower layout:
-// its length in 32 bits, loop_iter in 32, tasks_processed and the six queue
-// depths in 16. A phase that does not (a huge or negative depth, an end
-// before its start, a counter past the narrow range) is kept whole in a side
-// list and its packed slot points there, so every value reads back exactly.
-// Reads return a sched_record by value (a few loads and widenings).
+// so their records are the largest thing the trace converter holds: 1.8 GB
+// at 10^7 tasks in the 40-byte layout, a quarter of the JSON trace's peak.
+// A thread records its loop in order, so each field of a phase is close to
+// the previous phase's: each is written as the zigzag varint of its wrapped
+// 64-bit step from there (common/delta_varint.hpp), its end as its length,
+// and the six queue depths not at all when none changed. Any values code
+// and decode exactly (out of order, an end before its start, a counter far
+// past the usual range); they just take more bytes. A block of 16 phases
+// starts from a default record, so phase i decodes from its block's start
+// without the phases before. The kinds are kept apart, a byte a phase, so
+// that the passes that look for a few kinds (the markers, the complete or
+// dispatch phases) decode only those: the trace makes about ten passes.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <iterator>
+#include <memory>
 #include <string_view>
-#include <utility>
 #include <vector>
 
+#include "dfx/convert/common/delta_varint.hpp"
 #include "dfx/schema/phase_kinds.hpp"
 
 namespace dfx::convert::swimlane {
@@ -85,7 +99,7 @@ static_assert(phase_kind_from("async_poll") == phase_kind::async_poll && name_of
 // One `aicpu_scheduler_phases[thread][i]` object.
 // Times stay in cycles as read: perf_data::start_us() / end_us() convert them;
 // the pop counters are summed per lane as read (sched_pops). 72 bytes as a
-// value; a lane keeps it packed in 40 (sched_phases, below).
+// value; a lane keeps it delta-coded (sched_phases, below).
 struct sched_record {
     std::uint64_t start_cycles = 0;
     std::uint64_t end_cycles = 0;
@@ -102,120 +116,266 @@ struct sched_record {
     friend bool operator==(const sched_record&, const sched_record&) = default;
 };
 
-// A thread's phases in the order pushed, packed (see the top of this file).
+// A thread's phases in the order pushed, delta-coded (see the top of this
+// file): each phase's head byte (its kind and flags) in one array, so that
+// a pass over the phases of some kinds reads one byte for each of the
+// others; the rest in blocks of block_phases phases, each block's first
+// phase coded against a default record so that a block decodes on its own.
 class sched_phases {
 public:
+    class reader;
     class iterator;
 
-    void push_back(const sched_record& r) {
-        packed p;
-        if (fits(r)) {
-            p.start_cycles = r.start_cycles;
-            p.task_id = r.task_id;
-            p.length = static_cast<std::uint32_t>(r.end_cycles - r.start_cycles);
-            p.loop_iter = static_cast<std::int32_t>(r.loop_iter);
-            p.tasks_processed = static_cast<std::int16_t>(r.tasks_processed);
-            for (int k = 0; k < 3; ++k) {
-                p.depth[k] = static_cast<std::int16_t>(r.depth_start[k]);
-                p.depth[3 + k] = static_cast<std::int16_t>(r.depth_end[k]);
-            }
-            p.kind = r.kind;
-            p.flags = static_cast<std::uint8_t>((r.has_tasks_processed ? has_tasks_processed : 0) |
-                                                (r.has_task_id ? has_task_id : 0) | (r.depths_valid ? depths_valid : 0));
-        } else {
-            p.task_id = wide_.size();
-            p.flags = wide;
-            wide_.push_back(r);
-        }
-        packed_.push_back(p);
-    }
+    sched_phases() = default;
+    sched_phases(sched_phases&&) noexcept = default;
+    sched_phases& operator=(sched_phases&&) noexcept = default;
+    // A copy codes the phases again (block starts point into the pages).
+    sched_phases(const sched_phases& other);
+    sched_phases& operator=(const sched_phases& other);
+    ~sched_phases() = default;
 
-    [[nodiscard]] std::size_t size() const noexcept { return packed_.size(); }
-    [[nodiscard]] bool empty() const noexcept { return packed_.empty(); }
-    [[nodiscard]] sched_record operator[](std::size_t i) const { return unpack(packed_[i]); }
+    void push_back(const sched_record& r);
+
+    [[nodiscard]] std::size_t size() const noexcept { return count_; }
+    [[nodiscard]] bool empty() const noexcept { return count_ == 0; }
+    // Phase i, decoded from its block's start: for a lookup here and there;
+    // walk with an iterator, or a reader for indices that mostly step by one.
+    [[nodiscard]] sched_record operator[](std::size_t i) const;
     [[nodiscard]] iterator begin() const noexcept;
     [[nodiscard]] iterator end() const noexcept;
-    // How many phases did not fit the packed layout (kept whole).
-    [[nodiscard]] std::size_t wide_count() const noexcept { return wide_.size(); }
+    // Phase i's kind, without decoding it.
+    [[nodiscard]] phase_kind kind(std::size_t i) const noexcept { return static_cast<phase_kind>(heads_[i] & kind_bits); }
+    // Calls f(i, phase) for each phase whose kind `wanted(kind)` accepts,
+    // in order, decoding only as far as those phases (a few in each block
+    // that holds one).
+    template <class Wanted, class F>
+    void for_each_where(Wanted&& wanted, F&& f) const;
+    // Bytes the codes take, heads included (not the unused end of the last page).
+    [[nodiscard]] std::size_t byte_size() const noexcept { return heads_.size() + code_bytes_; }
+
+    // Phases per block: a lookup decodes at most this many; a block start
+    // costs a pointer and a phase coded in full (about 12 bytes more).
+    static constexpr std::size_t block_phases = 16;
 
 private:
-    static constexpr std::uint8_t has_tasks_processed = 1u << 0;
-    static constexpr std::uint8_t has_task_id = 1u << 1;
-    static constexpr std::uint8_t depths_valid = 1u << 2;
-    static constexpr std::uint8_t wide = 1u << 3;  // task_id is an index into wide_
+    // A phase's code past its head: five varints and, unless its depths
+    // are the previous phase's, six more.
+    static constexpr std::size_t max_phase_bytes = 11 * varint_max_bytes;
+    // Pages, not one growing vector: no copy of everything on growth, and
+    // no untouched half of a doubled capacity.
+    static constexpr std::size_t page_bytes = std::size_t{256} << 10;
+    static_assert(page_bytes >= block_phases * max_phase_bytes, "a block fits a page");
+    // decode() loads this many bytes from a phase's start, past its end for
+    // a short phase. A block starts with room for block_phases phases of
+    // max_phase_bytes, so at least max_phase_bytes follow each phase's start
+    // in its page: the load stays in the page, and only the phase's own
+    // bytes are used.
+    static constexpr std::size_t over_read_bytes = 16;
+    static_assert(max_phase_bytes >= over_read_bytes);
 
-    struct packed {
-        std::uint64_t start_cycles = 0;
-        std::uint64_t task_id = 0;
-        std::uint32_t length = 0;  // end_cycles - start_cycles
-        std::int32_t loop_iter = 0;
-        std::int16_t depth[6] = {};  // depth_start, then depth_end
-        std::int16_t tasks_processed = 0;
-        phase_kind kind = phase_kind::other;
-        std::uint8_t flags = 0;
-    };
-    static_assert(sizeof(packed) == 40);
+    // Head bits; the low four hold the kind.
+    static constexpr std::uint8_t kind_bits = 0x0Fu;
+    static constexpr std::uint8_t has_tasks_processed_bit = 1u << 4;
+    static constexpr std::uint8_t has_task_id_bit = 1u << 5;
+    static constexpr std::uint8_t depths_valid_bit = 1u << 6;
+    static constexpr std::uint8_t same_depths_bit = 1u << 7;
+    static_assert(static_cast<unsigned>(phase_kind::other) <= kind_bits, "a kind fits the head's low four bits");
 
-    static constexpr bool fits(const sched_record& r) noexcept {
-        if (r.end_cycles < r.start_cycles || !std::in_range<std::uint32_t>(r.end_cycles - r.start_cycles)) return false;
-        if (!std::in_range<std::int32_t>(r.loop_iter) || !std::in_range<std::int16_t>(r.tasks_processed)) return false;
+    static bool same_depths(const sched_record& a, const sched_record& b) noexcept {
         for (int k = 0; k < 3; ++k)
-            if (!std::in_range<std::int16_t>(r.depth_start[k]) || !std::in_range<std::int16_t>(r.depth_end[k])) return false;
+            if (a.depth_start[k] != b.depth_start[k] || a.depth_end[k] != b.depth_end[k]) return false;
         return true;
     }
-    sched_record unpack(const packed& p) const {
-        if (p.flags & wide) return wide_[p.task_id];
-        sched_record r;
-        r.start_cycles = p.start_cycles;
-        r.end_cycles = p.start_cycles + p.length;
-        r.loop_iter = p.loop_iter;
-        r.tasks_processed = p.tasks_processed;
-        r.task_id = p.task_id;
-        for (int k = 0; k < 3; ++k) {
-            r.depth_start[k] = p.depth[k];
-            r.depth_end[k] = p.depth[3 + k];
-        }
-        r.kind = p.kind;
-        r.has_tasks_processed = (p.flags & has_tasks_processed) != 0;
-        r.has_task_id = (p.flags & has_task_id) != 0;
-        r.depths_valid = (p.flags & depths_valid) != 0;
-        return r;
+    // A 32-bit value's step from the one before, as a wrapped 64-bit difference.
+    static std::uint64_t step(std::int32_t before, std::int32_t now) noexcept {
+        return static_cast<std::uint64_t>(std::int64_t{now} - std::int64_t{before});
     }
+    static std::int32_t after_step(std::int32_t before, std::uint64_t by) noexcept {
+        return static_cast<std::int32_t>(std::int64_t{before} + static_cast<std::int64_t>(by));
+    }
+    // Codes `r` at `p` against `prev`, the phase before it in its block (a
+    // default record for a block's first); returns its head.
+    static std::uint8_t encode(std::uint8_t*& p, const sched_record& prev, const sched_record& r) noexcept;
+    // Turns `r`, the phase before the one with head `head` coded at `p`,
+    // into that phase; returns where the next phase's code starts.
+    static const std::uint8_t* decode(std::uint8_t head, const std::uint8_t* p, sched_record& r) noexcept;
 
-    std::vector<packed> packed_;
-    std::vector<sched_record> wide_;  // the phases that do not fit, in push order
+    std::vector<std::uint8_t> heads_;  // per phase
+    std::vector<std::unique_ptr<std::uint8_t[]>> pages_;
+    std::uint8_t* write_ = nullptr;     // the next free byte of the last page
+    std::uint8_t* page_end_ = nullptr;  // the last page's end
+    std::vector<const std::uint8_t*> blocks_;  // where each block's first phase is coded
+    std::size_t count_ = 0;
+    std::size_t code_bytes_ = 0;  // in the pages
+    sched_record last_;  // the phase pushed last, the next one's base within a block
 };
 
-// Reads the phases in order, each as a sched_record value.
+// Reads phases by index, cheaply when each index is at or a little past the
+// one read before (the order a section writes them in): it decodes forward
+// from there, and from the index's block start otherwise. One per thread.
+//
+//   sched_phases::reader read;
+//   for (std::size_t i = first; i < last; ++i) use(read(phases, i));
+class sched_phases::reader {
+public:
+    // Phase i of `phases` (i < phases.size()); valid until the next call.
+    const sched_record& operator()(const sched_phases& phases, std::size_t i) noexcept {
+        if (&phases == phases_ && next_ > 0 && i == next_ - 1) return record_;
+        if (&phases != phases_ || i - next_ >= block_phases) {  // behind next_ (wraps), or a block or more ahead
+            phases_ = &phases;
+            next_ = i - i % block_phases;
+        }
+        for (; next_ <= i; ++next_) {
+            if (next_ % block_phases == 0) {
+                at_ = phases.blocks_[next_ / block_phases];
+                record_ = sched_record{};
+            }
+            at_ = decode(phases.heads_[next_], at_, record_);
+        }
+        return record_;
+    }
+
+private:
+    const sched_phases* phases_ = nullptr;
+    std::size_t next_ = 0;  // the index after record_'s
+    const std::uint8_t* at_ = nullptr;  // where phase next_ is coded, within its block
+    sched_record record_;
+};
+
+// Reads the phases in order, each as a sched_record value: one phase
+// decoded per step, from where the last one ended.
 class sched_phases::iterator {
 public:
     using iterator_category = std::input_iterator_tag;
     using value_type = sched_record;
     using difference_type = std::ptrdiff_t;
-    using reference = sched_record;
+    using reference = const sched_record&;
     using pointer = void;
 
     iterator() = default;
-    iterator(const sched_phases* phases, std::size_t i) noexcept : phases_(phases), i_(i) {}
-    sched_record operator*() const { return (*phases_)[i_]; }
+    const sched_record& operator*() const noexcept { return record_; }
     iterator& operator++() noexcept {
-        ++i_;
+        if (++i_ < phases_->count_) step();
         return *this;
     }
     iterator operator++(int) noexcept {
         iterator before = *this;
-        ++i_;
+        ++*this;
         return before;
     }
     friend bool operator==(const iterator& a, const iterator& b) noexcept { return a.i_ == b.i_; }
 
 private:
+    friend class sched_phases;
+    iterator(const sched_phases* phases, std::size_t i) noexcept : phases_(phases), i_(i) {
+        if (i_ < phases_->count_) step();
+    }
+    // Decodes phase i_: from its block's start if it opens one, else from
+    // the phase before it.
+    void step() noexcept {
+        if (i_ % block_phases == 0) {
+            at_ = phases_->blocks_[i_ / block_phases];
+            record_ = sched_record{};
+        }
+        at_ = decode(phases_->heads_[i_], at_, record_);
+    }
+
     const sched_phases* phases_ = nullptr;
     std::size_t i_ = 0;
+    const std::uint8_t* at_ = nullptr;  // where phase i_ + 1 is coded, within i_'s block
+    sched_record record_;               // phase i_
 };
+static_assert(std::input_iterator<sched_phases::iterator>);
+
+inline sched_phases::sched_phases(const sched_phases& other) {
+    for (const sched_record& r : other) push_back(r);
+}
+inline sched_phases& sched_phases::operator=(const sched_phases& other) {
+    if (this != &other) *this = sched_phases(other);
+    return *this;
+}
+
+inline void sched_phases::push_back(const sched_record& r) {
+    if (count_ % block_phases == 0) {
+        if (static_cast<std::size_t>(page_end_ - write_) < block_phases * max_phase_bytes) {
+            pages_.emplace_back(new std::uint8_t[page_bytes]);  // not zeroed: pages are touched as they fill
+            write_ = pages_.back().get();
+            page_end_ = write_ + page_bytes;
+        }
+        blocks_.push_back(write_);
+        last_ = sched_record{};
+    }
+    const std::uint8_t* const from = write_;
+    heads_.push_back(encode(write_, last_, r));
+    code_bytes_ += static_cast<std::size_t>(write_ - from);
+    last_ = r;
+    ++count_;
+}
+
+inline sched_record sched_phases::operator[](std::size_t i) const {
+    reader read;
+    return read(*this, i);
+}
+template <class Wanted, class F>
+void sched_phases::for_each_where(Wanted&& wanted, F&& f) const {
+    reader read;
+    for (std::size_t i = 0; i < count_; ++i) {
+        if (wanted(kind(i))) f(i, read(*this, i));
+    }
+}
 
 inline sched_phases::iterator sched_phases::begin() const noexcept { return {this, 0}; }
-inline sched_phases::iterator sched_phases::end() const noexcept { return {this, packed_.size()}; }
-static_assert(std::input_iterator<sched_phases::iterator>);
+inline sched_phases::iterator sched_phases::end() const noexcept { return {this, count_}; }
+
+inline std::uint8_t sched_phases::encode(std::uint8_t*& p, const sched_record& prev, const sched_record& r) noexcept {
+    const bool same = same_depths(prev, r);
+    const auto head = static_cast<std::uint8_t>(static_cast<unsigned>(r.kind) | (r.has_tasks_processed ? has_tasks_processed_bit : 0u) |
+                                                (r.has_task_id ? has_task_id_bit : 0u) |
+                                                (r.depths_valid ? depths_valid_bit : 0u) | (same ? same_depths_bit : 0u));
+    put_varint(p, zigzag(r.start_cycles - prev.start_cycles));
+    put_varint(p, zigzag(r.end_cycles - r.start_cycles));
+    put_varint(p, zigzag(static_cast<std::uint64_t>(r.loop_iter) - static_cast<std::uint64_t>(prev.loop_iter)));
+    put_varint(p, zigzag(static_cast<std::uint64_t>(r.tasks_processed) - static_cast<std::uint64_t>(prev.tasks_processed)));
+    put_varint(p, zigzag(r.task_id - prev.task_id));
+    if (same) return head;
+    for (int k = 0; k < 3; ++k) put_varint(p, zigzag(step(prev.depth_start[k], r.depth_start[k])));
+    for (int k = 0; k < 3; ++k) put_varint(p, zigzag(step(prev.depth_end[k], r.depth_end[k])));
+    return head;
+}
+
+inline const std::uint8_t* sched_phases::decode(std::uint8_t head, const std::uint8_t* p, sched_record& r) noexcept {
+    const bool same = (head & same_depths_bit) != 0;
+    const std::size_t fields = same ? 5 : 11;
+    std::uint64_t code[11];
+    // Most phases code every field in one byte: one test for all of them,
+    // on 16 bytes loaded at once (in the page: see over_read_bytes).
+    bool one_byte_each = false;
+    std::uint64_t low = 0, high = 0;
+    if constexpr (std::endian::native == std::endian::little) {
+        std::memcpy(&low, p, 8);
+        std::memcpy(&high, p + 8, 8);
+        const std::uint64_t continued = same ? (low & 0x8080808080u) : (low & 0x8080808080808080u) | (high & 0x808080u);
+        one_byte_each = continued == 0;
+    }
+    if (one_byte_each) {
+        for (std::size_t k = 0; k < fields; ++k) code[k] = ((k < 8 ? low : high) >> (8 * (k % 8))) & 0xFFu;
+        p += fields;
+    } else {
+        for (std::size_t k = 0; k < fields; ++k) code[k] = get_varint(p);
+    }
+    r.kind = static_cast<phase_kind>(head & kind_bits);
+    r.has_tasks_processed = (head & has_tasks_processed_bit) != 0;
+    r.has_task_id = (head & has_task_id_bit) != 0;
+    r.depths_valid = (head & depths_valid_bit) != 0;
+    r.start_cycles += unzigzag(code[0]);
+    r.end_cycles = r.start_cycles + unzigzag(code[1]);
+    r.loop_iter = static_cast<std::int64_t>(static_cast<std::uint64_t>(r.loop_iter) + unzigzag(code[2]));
+    r.tasks_processed = static_cast<std::int64_t>(static_cast<std::uint64_t>(r.tasks_processed) + unzigzag(code[3]));
+    r.task_id += unzigzag(code[4]);
+    if (same) return p;
+    for (std::size_t k = 0; k < 3; ++k) r.depth_start[k] = after_step(r.depth_start[k], unzigzag(code[5 + k]));
+    for (std::size_t k = 0; k < 3; ++k) r.depth_end[k] = after_step(r.depth_end[k], unzigzag(code[8 + k]));
+    return p;
+}
 
 }  // namespace dfx::convert::swimlane

@@ -66,10 +66,12 @@ struct trace_summary {
 
 namespace trace {
 
-// What one chunk's items share: counters and scratch space.
+// What one chunk's items share: counters, scratch space, and where the
+// chunk is in a scheduler thread's phases (its items read them in order).
 struct part_state {
     std::size_t hb_violations = 0;
     std::vector<anchor> preds, succs;
+    sched_phases::reader phases;
 };
 
 class trace_context {

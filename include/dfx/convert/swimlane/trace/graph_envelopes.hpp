@@ -52,9 +52,10 @@ inline std::vector<instance> collect_instances(const trace_index& index) {
         }
         return nullptr;
     };
+    const auto is = [](phase_kind wanted) { return [wanted](phase_kind k) { return k == wanted; }; };
     for (const auto& lane : pd.sched) {
-        for (const auto& r : lane) {
-            if (r.kind != phase_kind::graph_prepare || !r.has_task_id || (r.task_id >> 32) != 0) continue;
+        lane.phases.for_each_where(is(phase_kind::graph_prepare), [&](std::size_t, const sched_record& r) {
+            if (!r.has_task_id || (r.task_id >> 32) != 0) return;
             instance* i = find(r.task_id);
             const double start = pd.start_us(r), end = pd.end_us(r);
             if (!i) {
@@ -65,7 +66,7 @@ inline std::vector<instance> collect_instances(const trace_index& index) {
             i->prep_end = std::max(i->prep_end, end);
             i->prep_dur += end - start;
             ++i->prep_count;
-        }
+        });
     }
     if (inst.empty()) return inst;
     std::vector<bool> seen(inst.size(), false);
@@ -90,12 +91,12 @@ inline std::vector<instance> collect_instances(const trace_index& index) {
         }
     }
     for (const auto& lane : pd.sched) {
-        for (const auto& r : lane) {
+        lane.phases.for_each_where(is(phase_kind::dummy_task), [&](std::size_t, const sched_record& r) {
             std::uint64_t outer;
             std::uint32_t node;
-            if (r.kind != phase_kind::dummy_task || !r.has_task_id || !decode_node(r.task_id, outer, node)) continue;
+            if (!r.has_task_id || !decode_node(r.task_id, outer, node)) return;
             if (instance* i = find(outer)) add_point(*i, static_cast<std::size_t>(i - inst.data()), node, pd.start_us(r), pd.end_us(r));
-        }
+        });
     }
     std::vector<instance> kept;
     for (std::size_t i = 0; i < inst.size(); ++i) {

@@ -94,6 +94,7 @@ public:
     std::int64_t first_free_event_id = 0;
     std::vector<std::vector<std::uint32_t>> completes;  // per scheduler thread: complete phases by start
     std::vector<std::vector<double>> complete_starts;   // their starts, µs (searched per task finish)
+    std::vector<std::vector<double>> complete_ends;     // and ends (read per task finish: the phases are delta-coded)
     label_stems stems;
 
     const id_group* group(std::uint64_t id) const {
@@ -168,9 +169,7 @@ public:
         const auto& starts = complete_starts[thread];
         if (cs.empty()) return std::nullopt;
         const auto idx = static_cast<std::size_t>(std::upper_bound(starts.begin(), starts.end(), finish) - starts.begin());
-        if (idx > 0) {
-            if (starts[idx - 1] <= finish && finish <= pd.end_us(pd.sched[thread][cs[idx - 1]])) return cs[idx - 1];
-        }
+        if (idx > 0 && starts[idx - 1] <= finish && finish <= complete_ends[thread][idx - 1]) return cs[idx - 1];
         if (idx < cs.size()) return cs[idx];
         return std::nullopt;
     }
@@ -324,28 +323,32 @@ private:
     void order_complete_phases() {
         completes.resize(pd.sched.size());
         complete_starts.resize(pd.sched.size());
+        complete_ends.resize(pd.sched.size());
         for (std::size_t th = 0; th < pd.sched.size(); ++th) {
             const auto& recs = pd.sched[th];
             auto& cs = completes[th];
             auto& starts = complete_starts[th];
-            for (std::uint32_t i = 0; i < recs.size(); ++i) {
-                if (recs[i].kind == phase_kind::complete) {
-                    cs.push_back(i);
-                    starts.push_back(pd.start_us(recs[i]));
-                }
-            }
+            auto& ends = complete_ends[th];
+            recs.phases.for_each_where([](phase_kind k) { return k == phase_kind::complete; },
+                                       [&](std::size_t i, const sched_record& r) {
+                                           cs.push_back(static_cast<std::uint32_t>(i));
+                                           starts.push_back(pd.start_us(r));
+                                           ends.push_back(pd.end_us(r));
+                                       });
             if (std::is_sorted(starts.begin(), starts.end())) continue;
             std::vector<std::uint32_t> order(cs.size());
             for (std::uint32_t k = 0; k < order.size(); ++k) order[k] = k;
             std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return starts[a] < starts[b]; });
             std::vector<std::uint32_t> sorted(cs.size());
-            std::vector<double> sorted_starts(cs.size());
+            std::vector<double> sorted_starts(cs.size()), sorted_ends(cs.size());
             for (std::size_t k = 0; k < order.size(); ++k) {
                 sorted[k] = cs[order[k]];
                 sorted_starts[k] = starts[order[k]];
+                sorted_ends[k] = ends[order[k]];
             }
             cs = std::move(sorted);
             starts = std::move(sorted_starts);
+            ends = std::move(sorted_ends);
         }
     }
 

@@ -62,7 +62,7 @@ inline std::vector<completion> completions(const trace_index& index) {
 
 inline void write_complete_arrows(event_sink& ev, const trace_index& index, const completion& d, std::int64_t& flow,
                                   part_state& part) {
-    const sched_record& comp = index.pd.sched[d.thread][d.phase];
+    const sched_record comp = part.phases(index.pd.sched[d.thread].phases, d.phase);
     const std::int64_t dst_tid = layout::sched_lane_tid(static_cast<std::int64_t>(d.thread));
     const double comp_start = index.pd.start_us(comp);
     const double dst_ts = comp_start <= d.finish && d.finish <= index.pd.end_us(comp) ? d.finish : comp_start;
@@ -96,8 +96,7 @@ inline std::vector<comp_ref> completes_by_end(const trace_index& index) {
     std::vector<comp_ref> order;
     for (std::size_t th = 0; th < index.completes.size(); ++th) {
         for (std::uint32_t k = 0; k < index.completes[th].size(); ++k) {
-            const std::uint32_t c = index.completes[th][k];
-            order.push_back({index.pd.end_us(index.pd.sched[th][c]), th, k, c});
+            order.push_back({index.complete_ends[th][k], th, k, index.completes[th][k]});
         }
     }
     std::sort(order.begin(), order.end(), [](const comp_ref& a, const comp_ref& b) {

@@ -191,24 +191,25 @@ inline void write_scheduler_phases(trace_context& cx, const trace_index& index, 
         const auto& recs = pd.sched[th];
         const std::int64_t tid = layout::sched_lane_tid(static_cast<std::int64_t>(th), 0);
         cx.ev.thread_name(layout::scheduler_pid, tid, fmt::format("Sched_{}", th));
-        if (std::any_of(recs.begin(), recs.end(), [](const sched_record& r) { return r.kind == phase_kind::resolve; })) {
+        bool resolves = false;
+        for (std::size_t i = 0; i < recs.size() && !resolves; ++i) resolves = recs.phases.kind(i) == phase_kind::resolve;
+        if (resolves) {
             cx.ev.thread_name(layout::scheduler_pid, tid + 1, fmt::format("Sched_{}", th));
         }
         // Markers draw event ids in record order; they anchor arrows later.
         std::int64_t id = cx.next_event_id;
-        for (const sched_record& r : recs) {
-            if (!is_marker(r.kind)) continue;
+        recs.phases.for_each_where(is_marker, [&](std::size_t, const sched_record& r) {
             if (r.has_task_id) {
                 const double start = pd.start_us(r);
                 markers.add_scheduler_marker({r.task_id, start, start + marker_duration(start, pd.end_us(r)), marker_tid(th), id},
                                              r.kind == phase_kind::dummy_task);
             }
             ++id;
-        }
+        });
         cx.in_chunks(
-            recs.size(), cx.next_event_id, [&](std::size_t i) { return is_marker(recs[i].kind) ? 1 : 0; },
-            [&](event_sink& ev, std::size_t i, std::int64_t& event_id, part_state&) {
-                write_phase(ev, index, recs[i], th, attributed[th][i], event_id);
+            recs.size(), cx.next_event_id, [&](std::size_t i) { return is_marker(recs.phases.kind(i)) ? 1 : 0; },
+            [&](event_sink& ev, std::size_t i, std::int64_t& event_id, part_state& part) {
+                write_phase(ev, index, part.phases(recs.phases, i), th, attributed[th][i], event_id);
             });
     }
     cx.ev.thread_name(layout::scheduler_pid, layout::ready_queue_tid, "shared_ready_queue (global)");
