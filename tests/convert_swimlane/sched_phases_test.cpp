@@ -178,7 +178,7 @@ TEST_CASE("sched_phases: for_each_where visits the phases of the kinds asked for
     }
 }
 
-TEST_CASE("sched_phases: a copy and a move keep every phase") {
+TEST_CASE("sched_phases: a copy and a move keep every phase; a moved-from list is empty") {
     const std::vector<sw::sched_record> records = loop_of(3 * block + 5);
     sw::sched_phases original = pushed(records);
     const sw::sched_phases copy = original;  // NOLINT(performance-unnecessary-copy-initialization): the copy is tested
@@ -187,8 +187,15 @@ TEST_CASE("sched_phases: a copy and a move keep every phase") {
     assigned.push_back(typical());
     assigned = copy;
     check_reads(assigned, records);
-    const sw::sched_phases moved = std::move(original);
+    sw::sched_phases moved = std::move(original);
     check_reads(moved, records);
+    check_reads(original, {});  // NOLINT(bugprone-use-after-move): a moved-from list is empty, and usable
+    original.push_back(typical());
+    check_reads(original, {typical()});
+    sw::sched_phases moved_again;
+    moved_again = std::move(moved);
+    check_reads(moved_again, records);
+    check_reads(moved, {});  // NOLINT(bugprone-use-after-move)
     assigned.push_back(typical());  // a copy grows on its own
     CHECK(assigned.size() == records.size() + 1);
     CHECK(copy.size() == records.size());

@@ -34,6 +34,7 @@
 #include <iterator>
 #include <memory>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "dfx/convert/common/delta_varint.hpp"
@@ -127,8 +128,9 @@ public:
     class iterator;
 
     sched_phases() = default;
-    sched_phases(sched_phases&&) noexcept = default;
-    sched_phases& operator=(sched_phases&&) noexcept = default;
+    // A move leaves the source empty, as a moved-from vector is.
+    sched_phases(sched_phases&& other) noexcept { *this = std::move(other); }
+    sched_phases& operator=(sched_phases&& other) noexcept;
     // A copy codes the phases again (block starts point into the pages).
     sched_phases(const sched_phases& other);
     sched_phases& operator=(const sched_phases& other);
@@ -292,6 +294,18 @@ inline sched_phases::sched_phases(const sched_phases& other) {
 }
 inline sched_phases& sched_phases::operator=(const sched_phases& other) {
     if (this != &other) *this = sched_phases(other);
+    return *this;
+}
+
+inline sched_phases& sched_phases::operator=(sched_phases&& other) noexcept {
+    heads_ = std::exchange(other.heads_, {});
+    pages_ = std::exchange(other.pages_, {});
+    write_ = std::exchange(other.write_, nullptr);
+    page_end_ = std::exchange(other.page_end_, nullptr);
+    blocks_ = std::exchange(other.blocks_, {});
+    count_ = std::exchange(other.count_, 0);
+    code_bytes_ = std::exchange(other.code_bytes_, 0);
+    last_ = std::exchange(other.last_, {});
     return *this;
 }
 
