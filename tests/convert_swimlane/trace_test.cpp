@@ -323,6 +323,30 @@ TEST_CASE("a generic scheduler phase is drawn on its thread's lane; an unknown k
            }).empty());
 }
 
+TEST_CASE("complete phases out of start order: each task's finish goes to the complete phase that holds it") {
+    // The spec example with its two complete phases swapped in the file:
+    // the trace index orders them by start, their ends with them.
+    std::string swapped = records;
+    const std::string first = R"({"kind": "complete", "start_cycles": 1000625)";
+    const std::string second = R"({"kind": "complete", "start_cycles": 1001165)";
+    const std::size_t a = swapped.find(first), b = swapped.find(second);
+    REQUIRE(a != std::string::npos);
+    REQUIRE(b != std::string::npos);
+    const std::size_t a_end = swapped.find('}', a) + 1, b_end = swapped.find('}', b) + 1;
+    const std::string first_phase = swapped.substr(a, a_end - a), second_phase = swapped.substr(b, b_end - b);
+    swapped.replace(b, b_end - b, first_phase);  // the later one first, so the offsets before it hold
+    swapped.replace(a, a_end - a, second_phase);
+    REQUIRE(swapped.find(second) < swapped.find(first));
+    scratch_dir dir;
+    converted t(dir, swapped, deps_json, name_map_json);
+    auto complete = t.named("complete(1)", "X");
+    REQUIRE(complete.size() == 2);
+    std::sort(complete.begin(), complete.end(), [](auto x, auto y) { return num(x, "ts") < num(y, "ts"); });
+    CHECK(num(complete[0], "ts") == doctest::Approx(12.5));
+    CHECK(num(complete[1], "ts") == doctest::Approx(23.3));
+    for (const auto& c : complete) CHECK(integer(c["args"], "finish_rows_attributed") == 1);
+}
+
 TEST_CASE("writing the trace leaves the parsed tasks as read; func ids are resolved by their own step") {
     // Level 1 records carry no func ids; dfx swimlane recovers them from
     // deps.json's kernel ids before writing the trace and the statistics.
