@@ -105,7 +105,7 @@ TEST_CASE("sched_phases: any values read back exactly, next to any others") {
         sw::sched_record r = typical();
         change(r);
         records.push_back(r);
-        records.push_back(typical());  // and back: the largest steps there are
+        records.push_back(typical());  // and back: steps both ways, of many sizes
     };
     with([](sw::sched_record& r) { r.start_cycles = r.end_cycles = u64::max(); });
     with([](sw::sched_record& r) { r.end_cycles = u64::max(); });
@@ -138,15 +138,51 @@ TEST_CASE("sched_phases: any values read back exactly, next to any others") {
 TEST_CASE("sched_phases: a reader reads any index, in any order, of more than one lane") {
     const std::vector<sw::sched_record> a = loop_of(5 * block + 3), b = loop_of(2 * block);
     const sw::sched_phases pa = pushed(a), pb = pushed(b);
+    // The same index again, a step back, a jump within the block, into the
+    // next block from its middle, a jump past blocks, back to the start.
+    const std::size_t order[] = {0, 0, 1, 3, 2, block - 1, block, block, block + 9, 2 * block + 2, 4 * block + 1,
+                                 5 * block + 2, 7, 0, 2 * block};
     sw::sched_phases::reader read;
-    // The same index again, a step back, a jump within the block, a jump
-    // past blocks, back to the start, the other lane and back again.
-    const std::size_t order[] = {0, 0, 1, 3, 2, block - 1, block, block, 4 * block + 1, 5 * block + 2, 7, 0, 2 * block};
-    for (const std::size_t i : order) {
+    for (const std::size_t i : order) CHECK(read(pa, i) == a[i]);
+    for (const std::size_t i : order) {  // and the same, turn about with another lane
         CHECK(read(pa, i) == a[i]);
         if (i < b.size()) CHECK(read(pb, i) == b[i]);
     }
     for (std::size_t i = a.size(); i-- > 0;) CHECK(read(pa, i) == a[i]);  // backwards
+}
+
+TEST_CASE("sched_phases: a reader goes on reading a lane that grew since") {
+    const std::vector<sw::sched_record> records = loop_of(3 * block);
+    sw::sched_phases phases;
+    sw::sched_phases::reader read;
+    for (std::size_t i = 0; i < records.size(); ++i) {
+        phases.push_back(records[i]);
+        CHECK(read(phases, i) == records[i]);  // the phase just pushed, one step on
+    }
+}
+
+TEST_CASE("sched_phases: phases whose every field takes one byte read back, with and without their depths") {
+    // A tight loop: each phase starts a few cycles after the previous one,
+    // the counters and depths move by one, so each field is a one-byte code.
+    std::vector<sw::sched_record> records;
+    sw::sched_record r = typical();
+    r.task_id = 0;
+    r.start_cycles = r.end_cycles = 0;
+    r.loop_iter = r.tasks_processed = 0;
+    r.depth_start[0] = r.depth_end[1] = 0;
+    for (std::size_t i = 0; i < 4 * block; ++i) {
+        r.start_cycles += 3 + i % 20;
+        r.end_cycles = r.start_cycles + i % 30;
+        r.loop_iter += 1;
+        r.tasks_processed = static_cast<std::int64_t>(i % 3);
+        r.task_id = i % 5;
+        if (i % 3 == 0) r.depth_start[i / 3 % 3] += 1, r.depth_end[2] -= 1;  // 11 fields, else 5
+        r.kind = i % 2 == 0 ? sw::phase_kind::dispatch : sw::phase_kind::complete;
+        records.push_back(r);
+    }
+    const sw::sched_phases phases = pushed(records);
+    check_reads(phases, records);
+    CHECK(phases.byte_size() < records.size() * 9);  // one byte a field: 6 or 12 a phase with its head
 }
 
 TEST_CASE("sched_phases: for_each_where visits the phases of the kinds asked for, in order, with their values") {
@@ -197,8 +233,10 @@ TEST_CASE("sched_phases: a copy and a move keep every phase; a moved-from list i
     check_reads(moved_again, records);
     check_reads(moved, {});  // NOLINT(bugprone-use-after-move)
     assigned.push_back(typical());  // a copy grows on its own
-    CHECK(assigned.size() == records.size() + 1);
-    CHECK(copy.size() == records.size());
+    std::vector<sw::sched_record> grown = records;
+    grown.push_back(typical());
+    check_reads(assigned, grown);
+    check_reads(copy, records);
 }
 
 TEST_CASE("sched_phases: a thread's loop takes at most 12 bytes a phase, a sixth of a sched_record") {

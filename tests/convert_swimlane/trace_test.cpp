@@ -341,10 +341,22 @@ TEST_CASE("complete phases out of start order: each task's finish goes to the co
     converted t(dir, swapped, deps_json, name_map_json);
     auto complete = t.named("complete(1)", "X");
     REQUIRE(complete.size() == 2);
+    // Each holds one task's finish (unsorted ends would leave the later
+    // one none); the times only say which phase is which.
     std::sort(complete.begin(), complete.end(), [](auto x, auto y) { return num(x, "ts") < num(y, "ts"); });
     CHECK(num(complete[0], "ts") == doctest::Approx(12.5));
     CHECK(num(complete[1], "ts") == doctest::Approx(23.3));
     for (const auto& c : complete) CHECK(integer(c["args"], "finish_rows_attributed") == 1);
+    // The complete arrows (from each task's Worker and Scheduler View
+    // slices) end in the phase, at the finish: 12.6 and 23.4 us.
+    auto arrows = t.where([](simdjson::dom::element e) {
+        std::string_view name, ph;
+        return !e["name"].get(name) && name == "complete" && !e["ph"].get(ph) && ph == "f" && integer(e, "pid") == 2;
+    });
+    REQUIRE(arrows.size() == 4);
+    std::sort(arrows.begin(), arrows.end(), [](auto x, auto y) { return num(x, "ts") < num(y, "ts"); });
+    for (const std::size_t k : {std::size_t{0}, std::size_t{1}}) CHECK(num(arrows[k], "ts") == doctest::Approx(12.6));
+    for (const std::size_t k : {std::size_t{2}, std::size_t{3}}) CHECK(num(arrows[k], "ts") == doctest::Approx(23.4));
 }
 
 TEST_CASE("writing the trace leaves the parsed tasks as read; func ids are resolved by their own step") {

@@ -89,7 +89,7 @@ struct loop_lane {
 };
 
 // One `aicpu_scheduler_phases[thread]` kept whole (the trace, the
-// statistics): its phases in file order (packed: sched_phases.hpp), and the
+// statistics): its phases in file order (delta-coded: sched_phases.hpp), and the
 // pop counters of its dispatch phases, summed as read.
 struct sched_lane {
     sched_phases phases;

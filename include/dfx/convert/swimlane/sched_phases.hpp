@@ -1,6 +1,6 @@
 // sched_phases: a scheduler thread's phases as `dfx swimlane` and the
 // statistics keep them, delta-coded: about 12 bytes each where a
-// sched_record takes 72 (and the fixed 40-byte layout before this took 40).
+// sched_record takes 72.
 //
 //   sched_phases phases;
 //   phases.push_back(r);                     // any sched_record
@@ -23,8 +23,8 @@
 // past the usual range); they just take more bytes. A block of 16 phases
 // starts from a default record, so phase i decodes from its block's start
 // without the phases before. The kinds are kept apart, a byte a phase, so
-// that the passes that look for a few kinds (the markers, the complete or
-// dispatch phases) decode only those: the trace makes about ten passes.
+// that a pass that looks for a rare kind (the markers, the resolve lane)
+// decodes only the blocks that hold one: the trace makes about ten passes.
 #pragma once
 
 #include <bit>
@@ -148,11 +148,12 @@ public:
     // Phase i's kind, without decoding it.
     [[nodiscard]] phase_kind kind(std::size_t i) const noexcept { return static_cast<phase_kind>(heads_[i] & kind_bits); }
     // Calls f(i, phase) for each phase whose kind `wanted(kind)` accepts,
-    // in order, decoding only as far as those phases (a few in each block
-    // that holds one).
+    // in order. It decodes the blocks that hold such a phase, up to the
+    // last one in each; the others it skips on their kinds.
     template <class Wanted, class F>
     void for_each_where(Wanted&& wanted, F&& f) const;
-    // Bytes the codes take, heads included (not the unused end of the last page).
+    // Bytes the codes take, heads included (not the pages' unused ends, nor
+    // the vectors' spare capacity).
     [[nodiscard]] std::size_t byte_size() const noexcept { return heads_.size() + code_bytes_; }
 
     // Phases per block: a lookup decodes at most this many; a block start
@@ -161,7 +162,8 @@ public:
 
 private:
     // A phase's code past its head: five varints and, unless its depths
-    // are the previous phase's, six more.
+    // are the previous phase's, six more (a depth's step takes 5 bytes at
+    // most, so this is generous: 80 would do).
     static constexpr std::size_t max_phase_bytes = 11 * varint_max_bytes;
     // Pages, not one growing vector: no copy of everything on growth, and
     // no untouched half of a doubled capacity.
@@ -201,6 +203,16 @@ private:
     // Turns `r`, the phase before the one with head `head` coded at `p`,
     // into that phase; returns where the next phase's code starts.
     static const std::uint8_t* decode(std::uint8_t head, const std::uint8_t* p, sched_record& r) noexcept;
+    // Decodes phase i into `r` from `at`, where it is coded, with r holding
+    // phase i - 1; from its block's start instead when it opens a block.
+    // Returns where phase i + 1 is coded. (The reader's and the iterator's step.)
+    const std::uint8_t* decode_at(std::size_t i, const std::uint8_t* at, sched_record& r) const noexcept {
+        if (i % block_phases == 0) {
+            at = blocks_[i / block_phases];
+            r = sched_record{};
+        }
+        return decode(heads_[i], at, r);
+    }
 
     std::vector<std::uint8_t> heads_;  // per phase
     std::vector<std::unique_ptr<std::uint8_t[]>> pages_;
@@ -213,8 +225,10 @@ private:
 };
 
 // Reads phases by index, cheaply when each index is at or a little past the
-// one read before (the order a section writes them in): it decodes forward
-// from there, and from the index's block start otherwise. One per thread.
+// one read before in the same block (the order a section writes them in):
+// it decodes forward from there, and from the index's block start
+// otherwise. One per thread; it knows a list by its address, so it is for
+// one pass over lists that are neither moved nor assigned meanwhile.
 //
 //   sched_phases::reader read;
 //   for (std::size_t i = first; i < last; ++i) use(read(phases, i));
@@ -223,17 +237,11 @@ public:
     // Phase i of `phases` (i < phases.size()); valid until the next call.
     const sched_record& operator()(const sched_phases& phases, std::size_t i) noexcept {
         if (&phases == phases_ && next_ > 0 && i == next_ - 1) return record_;
-        if (&phases != phases_ || i - next_ >= block_phases) {  // behind next_ (wraps), or a block or more ahead
-            phases_ = &phases;
+        if (&phases != phases_ || i < next_ || i / block_phases != next_ / block_phases) {
+            phases_ = &phases;  // another list, behind, or in a later block: from i's block start
             next_ = i - i % block_phases;
         }
-        for (; next_ <= i; ++next_) {
-            if (next_ % block_phases == 0) {
-                at_ = phases.blocks_[next_ / block_phases];
-                record_ = sched_record{};
-            }
-            at_ = decode(phases.heads_[next_], at_, record_);
-        }
+        for (; next_ <= i; ++next_) at_ = phases.decode_at(next_, at_, record_);
         return record_;
     }
 
@@ -272,15 +280,7 @@ private:
     iterator(const sched_phases* phases, std::size_t i) noexcept : phases_(phases), i_(i) {
         if (i_ < phases_->count_) step();
     }
-    // Decodes phase i_: from its block's start if it opens one, else from
-    // the phase before it.
-    void step() noexcept {
-        if (i_ % block_phases == 0) {
-            at_ = phases_->blocks_[i_ / block_phases];
-            record_ = sched_record{};
-        }
-        at_ = decode(phases_->heads_[i_], at_, record_);
-    }
+    void step() noexcept { at_ = phases_->decode_at(i_, at_, record_); }
 
     const sched_phases* phases_ = nullptr;
     std::size_t i_ = 0;
@@ -310,17 +310,27 @@ inline sched_phases& sched_phases::operator=(sched_phases&& other) noexcept {
 }
 
 inline void sched_phases::push_back(const sched_record& r) {
+    // What can throw (the allocations) comes first, each leaving the list
+    // as it was: a page unused yet is harmless.
     if (count_ % block_phases == 0) {
         if (static_cast<std::size_t>(page_end_ - write_) < block_phases * max_phase_bytes) {
-            pages_.emplace_back(new std::uint8_t[page_bytes]);  // not zeroed: pages are touched as they fill
+            // Not zeroed: a page is touched as it fills.
+            auto page = std::make_unique_for_overwrite<std::uint8_t[]>(page_bytes);
+            pages_.push_back(std::move(page));
             write_ = pages_.back().get();
             page_end_ = write_ + page_bytes;
         }
         blocks_.push_back(write_);
-        last_ = sched_record{};
     }
+    try {
+        heads_.push_back(0);
+    } catch (...) {
+        if (count_ % block_phases == 0) blocks_.pop_back();
+        throw;
+    }
+    if (count_ % block_phases == 0) last_ = sched_record{};
     const std::uint8_t* const from = write_;
-    heads_.push_back(encode(write_, last_, r));
+    heads_.back() = encode(write_, last_, r);
     code_bytes_ += static_cast<std::size_t>(write_ - from);
     last_ = r;
     ++count_;
@@ -361,8 +371,10 @@ inline const std::uint8_t* sched_phases::decode(std::uint8_t head, const std::ui
     const bool same = (head & same_depths_bit) != 0;
     const std::size_t fields = same ? 5 : 11;
     std::uint64_t code[11];
-    // Most phases code every field in one byte: one test for all of them,
-    // on 16 bytes loaded at once (in the page: see over_read_bytes).
+    // A phase whose fields all take one byte (a start under 64 cycles after
+    // the previous one's: 10.6 % of the bench capture's phases) is read
+    // with one test for all of them, on 16 bytes loaded at once (in the
+    // page: see over_read_bytes; the bytes past the phase are masked out).
     bool one_byte_each = false;
     std::uint64_t low = 0, high = 0;
     if constexpr (std::endian::native == std::endian::little) {

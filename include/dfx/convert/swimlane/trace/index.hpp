@@ -163,14 +163,17 @@ public:
     }
 
     // The complete phase of `thread` containing `finish`, else the next one
-    // to start, else none (an index into pd.sched[thread]).
+    // to start, else none: its rank in completes[thread] (its index into
+    // pd.sched[thread] is completes[thread][rank]).
     std::optional<std::uint32_t> complete_for(std::size_t thread, double finish) const {
         const auto& cs = completes[thread];
         const auto& starts = complete_starts[thread];
         if (cs.empty()) return std::nullopt;
         const auto idx = static_cast<std::size_t>(std::upper_bound(starts.begin(), starts.end(), finish) - starts.begin());
-        if (idx > 0 && starts[idx - 1] <= finish && finish <= complete_ends[thread][idx - 1]) return cs[idx - 1];
-        if (idx < cs.size()) return cs[idx];
+        if (idx > 0 && starts[idx - 1] <= finish && finish <= complete_ends[thread][idx - 1]) {
+            return static_cast<std::uint32_t>(idx - 1);
+        }
+        if (idx < cs.size()) return static_cast<std::uint32_t>(idx);
         return std::nullopt;
     }
     // core_to_thread of a core, or -1.

@@ -34,6 +34,7 @@ struct completion {
     std::uint64_t id;
     std::size_t thread;
     std::uint32_t phase;  // index into sched[thread]
+    std::uint32_t rank;   // in index.completes[thread] (its start and end there)
     double finish;
 };
 
@@ -53,19 +54,19 @@ inline std::vector<completion> completions(const trace_index& index) {
         if (last == none) continue;
         const std::int64_t th = index.thread_of_core(tasks[last].core_id);
         if (th < 0 || th >= static_cast<std::int64_t>(index.pd.sched.size())) continue;
-        const auto c = index.complete_for(static_cast<std::size_t>(th), tasks[last].finish_us);
-        if (!c) continue;
-        done.push_back({g.id, static_cast<std::size_t>(th), *c, tasks[last].finish_us});
+        const auto thread = static_cast<std::size_t>(th);
+        const auto k = index.complete_for(thread, tasks[last].finish_us);
+        if (!k) continue;
+        done.push_back({g.id, thread, index.completes[thread][*k], *k, tasks[last].finish_us});
     }
     return done;
 }
 
 inline void write_complete_arrows(event_sink& ev, const trace_index& index, const completion& d, std::int64_t& flow,
                                   part_state& part) {
-    const sched_record comp = part.phases(index.pd.sched[d.thread].phases, d.phase);
     const std::int64_t dst_tid = layout::sched_lane_tid(static_cast<std::int64_t>(d.thread));
-    const double comp_start = index.pd.start_us(comp);
-    const double dst_ts = comp_start <= d.finish && d.finish <= index.pd.end_us(comp) ? d.finish : comp_start;
+    const double comp_start = index.complete_starts[d.thread][d.rank];
+    const double dst_ts = comp_start <= d.finish && d.finish <= index.complete_ends[d.thread][d.rank] ? d.finish : comp_start;
     index.row_anchors_of(d.id, view::worker, part.preds);
     for (const auto& a : part.preds) {
         ev.flow(flow, "complete", 's', layout::worker_view_pid, layout::core_tid(a.core), a.end - flow_epsilon_us,

@@ -53,7 +53,7 @@ inline std::vector<std::vector<std::uint32_t>> finishes_per_phase(const trace_in
         if (t.finish_us < 0) continue;
         const std::int64_t th = index.thread_of_core(t.core_id);
         if (th < 0 || th >= static_cast<std::int64_t>(pd.sched.size())) continue;
-        if (auto c = index.complete_for(static_cast<std::size_t>(th), t.finish_us)) ++attributed[th][*c];
+        if (auto k = index.complete_for(static_cast<std::size_t>(th), t.finish_us)) ++attributed[th][index.completes[th][*k]];
     }
     return attributed;
 }
