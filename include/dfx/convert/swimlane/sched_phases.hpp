@@ -5,7 +5,7 @@
 //   sched_phases phases;
 //   phases.push_back(r);                     // any sched_record
 //   for (const sched_record& p : phases) ... // the same values, in the order pushed
-//   phases.for_each_where([](phase_kind k) { return k == phase_kind::dispatch; },
+//   phases.for_each_where(kind_is(phase_kind::dispatch),
 //                         [&](std::size_t i, const sched_record& p) { ... });  // some kinds only
 //   phases.kind(i)                           // a kind, not decoding the phase
 //   sched_phases::reader read;               // by index, stepping forward:
@@ -96,6 +96,13 @@ constexpr std::string_view name_of(phase_kind k) noexcept {
 }
 static_assert(phase_kind_from("async_poll") == phase_kind::async_poll && name_of(phase_kind::generic) == "generic" &&
               phase_kind_from("fanout") == phase_kind::other);
+
+// A kind test for sched_phases::for_each_where:
+// phases.for_each_where(kind_is(phase_kind::dispatch), ...).
+constexpr auto kind_is(phase_kind wanted) noexcept {
+    return [wanted](phase_kind k) { return k == wanted; };
+}
+static_assert(kind_is(phase_kind::dispatch)(phase_kind::dispatch) && !kind_is(phase_kind::dispatch)(phase_kind::complete));
 
 // One `aicpu_scheduler_phases[thread][i]` object.
 // Times stay in cycles as read: perf_data::start_us() / end_us() convert them;

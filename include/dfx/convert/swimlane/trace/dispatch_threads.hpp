@@ -59,10 +59,9 @@ private:
         std::vector<span_index> threads;
         for (std::size_t th = 0; th < pd.sched.size(); ++th) {
             span_index s{th, {}};
-            pd.sched[th].phases.for_each_where([](phase_kind k) { return k == phase_kind::dispatch; },
-                                               [&](std::size_t, const sched_record& r) {
-                                                   s.spans.emplace_back(pd.start_us(r), pd.end_us(r));
-                                               });
+            pd.sched[th].phases.for_each_where(kind_is(phase_kind::dispatch), [&](std::size_t, const sched_record& r) {
+                s.spans.emplace_back(pd.start_us(r), pd.end_us(r));
+            });
             if (s.spans.empty()) continue;
             std::sort(s.spans.begin(), s.spans.end());
             for (std::size_t i = 1; i < s.spans.size(); ++i) s.spans[i].second = std::max(s.spans[i].second, s.spans[i - 1].second);

@@ -52,9 +52,8 @@ inline std::vector<instance> collect_instances(const trace_index& index) {
         }
         return nullptr;
     };
-    const auto is = [](phase_kind wanted) { return [wanted](phase_kind k) { return k == wanted; }; };
     for (const auto& lane : pd.sched) {
-        lane.phases.for_each_where(is(phase_kind::graph_prepare), [&](std::size_t, const sched_record& r) {
+        lane.phases.for_each_where(kind_is(phase_kind::graph_prepare), [&](std::size_t, const sched_record& r) {
             if (!r.has_task_id || (r.task_id >> 32) != 0) return;
             instance* i = find(r.task_id);
             const double start = pd.start_us(r), end = pd.end_us(r);
@@ -91,7 +90,7 @@ inline std::vector<instance> collect_instances(const trace_index& index) {
         }
     }
     for (const auto& lane : pd.sched) {
-        lane.phases.for_each_where(is(phase_kind::dummy_task), [&](std::size_t, const sched_record& r) {
+        lane.phases.for_each_where(kind_is(phase_kind::dummy_task), [&](std::size_t, const sched_record& r) {
             std::uint64_t outer;
             std::uint32_t node;
             if (!r.has_task_id || !decode_node(r.task_id, outer, node)) return;

@@ -332,12 +332,11 @@ private:
             auto& cs = completes[th];
             auto& starts = complete_starts[th];
             auto& ends = complete_ends[th];
-            recs.phases.for_each_where([](phase_kind k) { return k == phase_kind::complete; },
-                                       [&](std::size_t i, const sched_record& r) {
-                                           cs.push_back(static_cast<std::uint32_t>(i));
-                                           starts.push_back(pd.start_us(r));
-                                           ends.push_back(pd.end_us(r));
-                                       });
+            recs.phases.for_each_where(kind_is(phase_kind::complete), [&](std::size_t i, const sched_record& r) {
+                cs.push_back(static_cast<std::uint32_t>(i));
+                starts.push_back(pd.start_us(r));
+                ends.push_back(pd.end_us(r));
+            });
             if (std::is_sorted(starts.begin(), starts.end())) continue;
             std::vector<std::uint32_t> order(cs.size());
             for (std::uint32_t k = 0; k < order.size(); ++k) order[k] = k;
