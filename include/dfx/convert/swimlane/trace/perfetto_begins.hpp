@@ -91,10 +91,6 @@ struct pf_plan {
     const pf_slice_flows* flows = nullptr;  // each slice's flow endpoints, by place in nesting order
 };
 
-// A flow endpoint as the backend keeps it: the flow id, its top bit set for
-// a start.
-inline constexpr std::uint32_t pf_starts_bit = 1u << 31;
-
 class perfetto_begins final : public pf_backend {
 public:
     static constexpr std::uint64_t sequence_id = 1;
@@ -185,9 +181,7 @@ public:
         // first event that names it and drops a terminating id read before
         // that, so a start rides on the BEGIN (the earliest a slice has)
         // and an end on the END (the latest).
-        for (auto [f, last] = plan_.flows->of(p.at); f != last; ++f) {
-            if ((*f & pf_starts_bit) != 0) write_flow_id(w, *f);
-        }
+        for (auto [f, last] = plan_.flows->starts_of(p.at); f != last; ++f) write_flow_id(w, true, *f);
         w.end(e);
         w.end(pk);
         // A zero-length slice holds nothing: its END follows its BEGIN.
@@ -247,18 +241,15 @@ public:
         const auto e = w.begin(pf::packet::track_event);
         w.varint(pf::event::type, pf::event::type_slice_end);
         w.varint(pf::event::track_uuid, track + 1);
-        for (auto [f, last] = flows.of(at); f != last; ++f) {
-            if ((*f & pf_starts_bit) == 0) write_flow_id(w, *f);
-        }
+        for (auto [f, last] = flows.ends_of(at); f != last; ++f) write_flow_id(w, false, *f);
         w.end(e);
         w.end(p);
     }
     // Perfetto's flow ids are global to the trace and 0 means none: the JSON
     // view's id + 1.
     template <class W>
-    static void write_flow_id(W& w, std::uint32_t tagged) {
-        w.fixed64((tagged & pf_starts_bit) != 0 ? pf::event::flow_ids : pf::event::terminating_flow_ids,
-                  static_cast<std::uint64_t>(tagged & ~pf_starts_bit) + 1);
+    static void write_flow_id(W& w, bool starts, std::uint32_t id) {
+        w.fixed64(starts ? pf::event::flow_ids : pf::event::terminating_flow_ids, std::uint64_t{id} + 1);
     }
 
     // Opens a packet at `ts` on the sequence, for a track event.

@@ -1,13 +1,16 @@
-// perfetto_flow_binder: the Perfetto backend's stored slices (pf_slice_rec)
+// perfetto_flow_binder: the Perfetto backend's stored slices (pf_slice_table)
 // and the flow endpoints bound to them as they arrive. A JSON flow endpoint
 // binds to a slice by its "id" (bind_id), else to the innermost slice of its
 // thread that holds its time; Perfetto carries it as a flow id ON that
-// slice's end event. The trace sections write every slice before the
-// first flow (trace_writer.hpp), so the binder indexes the slices once, at
-// the first flow: it sorts them in place by track and time (no copy: the
+// slice's begin or end event. The trace sections write every slice before
+// the first flow (trace_writer.hpp), so the binder indexes the slices once,
+// at the first flow: it sorts them in place by track and time (no copy: the
 // searches run on the slices themselves) and numbers them by event id. Each
-// endpoint is bound then and kept in pf_slice_flows, grouped by slice at the end.
+// flow's two ends are bound then and kept in pf_slice_flows, grouped by
+// slice at the end.
 //
+//   pf_slice_table slices;
+//   slices.push_back(begin_ns, end_ns, track, event_id);   // every slice first
 //   pf_flow_binder binder;
 //   binder.index(slices, track_count);            // once every slice is in
 //   const std::uint32_t s = binder.bind(slices, track, ts_ns, bind_id);
@@ -15,9 +18,9 @@
 //   binder.release();                             // once no more flows come
 //
 //   pf_slice_flows flows;
-//   flows.add(s, tagged_id);                      // as each endpoint is bound
+//   flows.add(id, true, s);  flows.add(id, false, t);   // each flow's start, then its end
 //   flows.group(slices.size());                   // once, when all are in
-//   const auto [first, last] = flows.of(s);       // s's endpoints, in arrival order
+//   const auto [first, last] = flows.starts_of(s); // ids of the flows starting on s, in order
 #pragma once
 
 #include <algorithm>
@@ -30,16 +33,68 @@
 namespace dfx::convert::swimlane::trace {
 
 // A slice as the backend keeps it between its two passes (times in ns): a
-// skeleton of 32 bytes, ten of them per task, so the narrow fields are
-// narrow (perfetto_trace::slice() checks that they fit).
+// skeleton of 24 bytes, about ten of them per task, so the narrow fields are
+// narrow (perfetto_trace::slice() checks that they fit). Its length takes 32
+// bits: a slice longer than 4.29 s (a graph's envelope, a long run's
+// orchestrator phases) keeps it in its table's long ends instead.
 struct pf_slice_rec {
     static constexpr std::uint32_t no_id = ~0u;
-    std::int64_t begin = 0, end = 0;
+    static constexpr std::uint32_t long_length = ~0u;  // the end is in the table's long ends
+    std::int64_t begin = 0;
+    std::uint32_t length = 0;  // end - begin, or long_length
     std::uint32_t track = 0;
     std::uint32_t event_id = no_id;  // the JSON "id" flows bind to
     std::uint32_t seq = 0;  // the order written: breaks ties as the JSON view's order does
 };
-static_assert(sizeof(pf_slice_rec) == 32);
+static_assert(sizeof(pf_slice_rec) == 24);
+
+// The skeletons of every slice, in the order written until the binder sorts
+// them, with the ends of the long ones.
+class pf_slice_table {
+public:
+    // Appends a slice (end >= begin); its seq is its place in the order written.
+    void push_back(std::int64_t begin, std::int64_t end, std::uint32_t track, std::uint32_t event_id) {
+        pf_slice_rec r;
+        r.begin = begin;
+        r.track = track;
+        r.event_id = event_id;
+        r.seq = static_cast<std::uint32_t>(recs_.size());
+        const std::uint64_t length = static_cast<std::uint64_t>(end) - static_cast<std::uint64_t>(begin);
+        if (length < pf_slice_rec::long_length) {
+            r.length = static_cast<std::uint32_t>(length);
+        } else {
+            r.length = pf_slice_rec::long_length;
+            long_ends_.push_back({r.seq, end});  // in seq order, as written
+        }
+        recs_.push_back(r);
+    }
+    [[nodiscard]] std::int64_t end_of(const pf_slice_rec& r) const noexcept {
+        if (r.length != pf_slice_rec::long_length) return r.begin + r.length;
+        const auto at = std::lower_bound(long_ends_.begin(), long_ends_.end(), r.seq,
+                                         [](const long_end& e, std::uint32_t seq) { return e.seq < seq; });
+        return at->end;
+    }
+
+    void reserve(std::size_t slices) { recs_.reserve(slices); }
+    [[nodiscard]] std::size_t size() const noexcept { return recs_.size(); }
+    [[nodiscard]] bool empty() const noexcept { return recs_.empty(); }
+    const pf_slice_rec& operator[](std::size_t i) const noexcept { return recs_[i]; }
+    // The skeletons themselves (the binder sorts them; the backend retracks them).
+    [[nodiscard]] std::vector<pf_slice_rec>& records() noexcept { return recs_; }
+    [[nodiscard]] const std::vector<pf_slice_rec>& records() const noexcept { return recs_; }
+    void release() {
+        std::vector<pf_slice_rec>().swap(recs_);
+        std::vector<long_end>().swap(long_ends_);
+    }
+
+private:
+    struct long_end {
+        std::uint32_t seq;
+        std::int64_t end;
+    };
+    std::vector<pf_slice_rec> recs_;
+    std::vector<long_end> long_ends_;  // by seq
+};
 
 class pf_flow_binder {
 public:
@@ -51,9 +106,10 @@ public:
     // order written): outer slices before the ones they hold; of equal ones,
     // the later written is inner. Then indexes them by event id and track.
     // Called once, when every slice is in.
-    void index(std::vector<pf_slice_rec>& slices, std::size_t tracks) {
+    void index(pf_slice_table& table, std::size_t tracks) {
         indexed_ = true;
-        sort_by_track(slices, tracks);
+        sort_by_track(table, tracks);
+        const std::vector<pf_slice_rec>& slices = table.records();
         // Event ids are dense (index.hpp numbers them in runs from 0): a table.
         for (const pf_slice_rec& r : slices) {
             if (r.event_id != pf_slice_rec::no_id) max_id_ = std::max<std::int64_t>(max_id_, r.event_id);
@@ -74,8 +130,9 @@ public:
     // The slice an endpoint on `track` at `ts` binds to: by event id, else
     // the innermost slice of the track that holds ts (of equal ones, the last
     // written); none if no slice holds it.
-    [[nodiscard]] std::uint32_t bind(const std::vector<pf_slice_rec>& slices, std::uint32_t track, std::int64_t ts,
+    [[nodiscard]] std::uint32_t bind(const pf_slice_table& table, std::uint32_t track, std::int64_t ts,
                                      std::int64_t bind_id) {
+        const std::vector<pf_slice_rec>& slices = table.records();
         if (bind_id >= 0 && bind_id <= max_id_) {
             const id_entry e = by_id_[static_cast<std::size_t>(bind_id)];
             if (e.slice != none && e.track == track) return e.slice;
@@ -87,7 +144,7 @@ public:
         auto hi = slices.begin() + after(slices, track, ts);
         for (int steps = 0; hi != lo && steps < 64; ++steps) {
             --hi;
-            if (hi->end >= ts) return static_cast<std::uint32_t>(hi - slices.begin());
+            if (table.end_of(*hi) >= ts) return static_cast<std::uint32_t>(hi - slices.begin());
         }
         return none;
     }
@@ -146,11 +203,15 @@ private:
     // halves them (one pass of std::partition; no copy), and each part is
     // sorted on its own thread (at 10^5 tasks the sort was ~60 ms of the
     // one busy thread).
-    static void sort_by_track(std::vector<pf_slice_rec>& slices, std::size_t tracks) {
-        const auto before = [](const pf_slice_rec& x, const pf_slice_rec& y) {
+    static void sort_by_track(pf_slice_table& table, std::size_t tracks) {
+        std::vector<pf_slice_rec>& slices = table.records();
+        const auto before = [&table](const pf_slice_rec& x, const pf_slice_rec& y) {
             if (x.track != y.track) return x.track < y.track;
             if (x.begin != y.begin) return x.begin < y.begin;
-            if (x.end != y.end) return x.end > y.end;
+            if (x.length != y.length || x.length == pf_slice_rec::long_length) {  // (equal begins)
+                const std::int64_t x_end = table.end_of(x), y_end = table.end_of(y);
+                if (x_end != y_end) return x_end > y_end;
+            }
             return x.seq < y.seq;
         };
         constexpr std::size_t two_threads_from = std::size_t{1} << 16;
@@ -181,45 +242,122 @@ private:
     std::vector<std::uint32_t> fingers_;  // per track: where its last search landed
 };
 
-// Each slice's flow endpoints (a flow id, tagged as a start or an end), in
-// the order they were bound. Kept as they arrive, 8 bytes each, without
-// touching the slice (a random access into the table of slices per
-// endpoint: 42 % of flow binding's samples when each slice held its list's
-// head and tail), then grouped by slice once, by a counting sort: 4 bytes
-// an endpoint and 4 a slice.
+// Each slice's flow endpoints: the ids of the flows that start on it and of
+// the flows that end on it. The flow sections write each flow's start and
+// then its end, flows in increasing id order, so the two ends are kept
+// together as one link of 8 bytes (the slices they bound to), the ids
+// implied by the order (only where an id is not the last one + 1 is it
+// kept). That is half of what an endpoint took on its own (its slice and its
+// tagged id, 8 bytes each end), and at 10^7 tasks the links are 17 flows a
+// task. Once all are in, they are grouped by slice by two counting sorts
+// (starts and ends): 4 bytes an endpoint and 8 a slice. Ends that come
+// another way (a lone start or end) are kept as links with one end absent,
+// so each slice's starts and ends keep the order they came in.
 class pf_slice_flows {
 public:
-    struct arrival {
-        std::uint32_t slice, tagged;
+    static constexpr std::uint32_t absent = ~0u;  // a link's end that no slice holds
+    struct link {
+        std::uint32_t from = absent, to = absent;  // the slices the flow starts / ends on
     };
-    void reserve(std::size_t endpoints) { arrivals_.reserve(endpoints); }
-    void add(std::uint32_t slice, std::uint32_t tagged) { arrivals_.push_back({slice, tagged}); }
-    // The endpoints as they arrived (empty after group()).
-    [[nodiscard]] const std::vector<arrival>& arrivals() const noexcept { return arrivals_; }
+    void reserve(std::size_t flows) { links_.reserve(flows); }
+    // One end of flow `id` (a start or an end), bound to `slice` (absent: to none).
+    void add(std::uint32_t id, bool starts, std::uint32_t slice) {
+        if (starts) {
+            settle();
+            pending_ = {id, slice};
+            has_pending_ = true;
+        } else if (has_pending_ && pending_.id == id) {
+            has_pending_ = false;
+            append(id, {pending_.slice, slice});
+        } else {
+            settle();
+            append(id, {absent, slice});
+        }
+    }
+    // The links so far (empty after group()); a start whose end has not
+    // come yet is not among them.
+    [[nodiscard]] const std::vector<link>& links() const noexcept { return links_; }
 
     // Groups the endpoints by slice, of `slices` slices (every endpoint's
-    // slice is below it), and frees the arrivals.
+    // slice is below it), and frees the links.
     void group(std::size_t slices) {
-        start_.assign(slices + 1, 0);
-        for (const arrival& a : arrivals_) ++start_[a.slice + 1];
-        for (std::size_t s = 1; s <= slices; ++s) start_[s] += start_[s - 1];
-        // start_[s] is where s's endpoints begin; it walks to their end as
-        // they are placed (where s + 1's begin): shifted back after.
-        tagged_.resize(arrivals_.size());
-        for (const arrival& a : arrivals_) tagged_[start_[a.slice]++] = a.tagged;
-        for (std::size_t s = slices; s > 0; --s) start_[s] = start_[s - 1];
-        start_[0] = 0;
-        std::vector<arrival>().swap(arrivals_);
+        settle();
+        starts_.group(links_, id_jumps_, slices, &link::from);
+        ends_.group(links_, id_jumps_, slices, &link::to);
+        std::vector<link>().swap(links_);
+        std::vector<id_jump>().swap(id_jumps_);
+        next_id_ = 0;
     }
-    // Slice s's endpoints, in arrival order (after group()): [first, last).
-    [[nodiscard]] std::pair<const std::uint32_t*, const std::uint32_t*> of(std::uint32_t s) const noexcept {
-        return {tagged_.data() + start_[s], tagged_.data() + start_[s + 1]};
+    // The ids of the flows that start / end on slice s, in the order they
+    // came (after group()): [first, last).
+    [[nodiscard]] std::pair<const std::uint32_t*, const std::uint32_t*> starts_of(std::uint32_t s) const noexcept {
+        return starts_.of(s);
+    }
+    [[nodiscard]] std::pair<const std::uint32_t*, const std::uint32_t*> ends_of(std::uint32_t s) const noexcept {
+        return ends_.of(s);
     }
 
 private:
-    std::vector<arrival> arrivals_;
-    std::vector<std::uint32_t> start_;   // slices + 1: where each slice's endpoints begin
-    std::vector<std::uint32_t> tagged_;  // by slice, each slice's in arrival order
+    struct id_jump {
+        std::size_t link;  // from this link on, ids count up from `id`
+        std::uint32_t id;
+    };
+    struct pending {
+        std::uint32_t id = 0, slice = absent;
+    };
+    // Each slice's ids of one end of the links, in link order.
+    class by_slice {
+    public:
+        void group(const std::vector<link>& links, const std::vector<id_jump>& jumps, std::size_t slices,
+                   std::uint32_t link::*end) {
+            start_.assign(slices + 1, 0);
+            std::size_t endpoints = 0;
+            for (const link& l : links) {
+                if (l.*end == absent) continue;
+                ++start_[l.*end + 1];
+                ++endpoints;
+            }
+            for (std::size_t s = 1; s <= slices; ++s) start_[s] += start_[s - 1];
+            // start_[s] is where s's ids begin; it walks to their end as they
+            // are placed (where s + 1's begin): shifted back after.
+            ids_.resize(endpoints);
+            std::uint32_t id = 0;
+            auto jump = jumps.begin();
+            for (std::size_t k = 0; k < links.size(); ++k, ++id) {
+                if (jump != jumps.end() && jump->link == k) id = (jump++)->id;
+                const std::uint32_t slice = links[k].*end;
+                if (slice != absent) ids_[start_[slice]++] = id;
+            }
+            for (std::size_t s = slices; s > 0; --s) start_[s] = start_[s - 1];
+            start_[0] = 0;
+        }
+        [[nodiscard]] std::pair<const std::uint32_t*, const std::uint32_t*> of(std::uint32_t s) const noexcept {
+            return {ids_.data() + start_[s], ids_.data() + start_[s + 1]};
+        }
+
+    private:
+        std::vector<std::uint32_t> start_;  // slices + 1: where each slice's ids begin
+        std::vector<std::uint32_t> ids_;    // by slice, each slice's in link order
+    };
+
+    void append(std::uint32_t id, link l) {
+        if (id != next_id_) id_jumps_.push_back({links_.size(), id});
+        next_id_ = id + 1;
+        links_.push_back(l);
+    }
+    // A start still waiting for its end is kept as a link of its own.
+    void settle() {
+        if (!has_pending_) return;
+        has_pending_ = false;
+        append(pending_.id, {pending_.slice, absent});
+    }
+
+    std::vector<link> links_;
+    std::vector<id_jump> id_jumps_;  // in link order
+    std::uint32_t next_id_ = 0;      // the id the next link has without a jump
+    pending pending_;
+    bool has_pending_ = false;
+    by_slice starts_, ends_;
 };
 
 }  // namespace dfx::convert::swimlane::trace

@@ -112,9 +112,10 @@ public:
         slices_.reserve(slices);
         flows_.reserve(flows);
         if (again) return;
-        ahead_slices_ = ahead_.watch(slices_.data(), slices_.capacity() * sizeof(slice_rec));
-        const auto& arrivals = flows_.arrivals();
-        ahead_links_ = ahead_.watch(arrivals.data(), arrivals.capacity() * sizeof(pf_slice_flows::arrival));
+        const auto& recs = slices_.records();
+        ahead_slices_ = ahead_.watch(recs.data(), recs.capacity() * sizeof(slice_rec));
+        const auto& links = flows_.links();
+        ahead_links_ = ahead_.watch(links.data(), links.capacity() * sizeof(pf_slice_flows::link));
         ahead_.start();
     }
 
@@ -129,14 +130,11 @@ public:
         const std::uint32_t track = thread_track(s.pid, s.tid);
         const auto [begin, end] = pf_times(s.ts_us, s.dur_us);
         fold_.add(track, begin, end);
-        slice_rec r;
-        r.track = track;
-        r.begin = begin;
-        r.end = end;
-        r.event_id = s.event_id < 0 ? slice_rec::no_id : pf_narrow<std::uint32_t>(s.event_id, "event id");
-        r.seq = pf_narrow<std::uint32_t>(slices_.size(), "slices");
-        before_growing(slices_, 1);
-        slices_.push_back(r);
+        const std::uint32_t event_id =
+            s.event_id < 0 ? slice_rec::no_id : pf_narrow<std::uint32_t>(s.event_id, "event id");
+        pf_narrow<std::uint32_t>(slices_.size(), "slices");
+        before_growing(slices_.records(), 1);
+        slices_.push_back(begin, end, track, event_id);
         ahead_.wrote(ahead_slices_, slices_.size() * sizeof(slice_rec));
     }
     // After the last slice (before the first flow): the slices are indexed
@@ -147,16 +145,16 @@ public:
     // A flow endpoint, after every slice: it is bound now.
     void flow(std::int64_t id, char ph, int pid, std::int64_t tid, double ts_us, std::int64_t bind_id) override {
         if (id < 0 || id >= std::int64_t{1} << 31) throw std::length_error("perfetto_trace: flow id out of range");
-        const std::uint32_t tagged = static_cast<std::uint32_t>(id) | (ph == 's' ? pf_starts_bit : 0u);
+        const std::uint32_t tagged = static_cast<std::uint32_t>(id) | (ph == 's' ? starts_bit : 0u);
         const std::uint32_t track = thread_track(pid, tid);
         if (!binder_.indexed()) binder_.index(slices_, tracks_.size());
         const std::int64_t ts = std::max<std::int64_t>(ns(ts_us), 0);
         const std::uint32_t s = binder_.bind(slices_, track, ts, bind_id);
-        if (s == pf_flow_binder::none) return orphans_.push_back({ts, track, tagged});
-        before_growing(flows_.arrivals(), 1);
-        pf_narrow<std::uint32_t>(flows_.arrivals().size() + 1, "flow endpoints");  // (grouped with 32-bit offsets)
-        flows_.add(s, tagged);
-        ahead_.wrote(ahead_links_, flows_.arrivals().size() * sizeof(pf_slice_flows::arrival));
+        if (s == pf_flow_binder::none) orphans_.push_back({ts, track, tagged});
+        before_growing(flows_.links(), 2);
+        pf_narrow<std::uint32_t>(flows_.links().size() + 2, "flows");  // (grouped with 32-bit offsets)
+        flows_.add(static_cast<std::uint32_t>(id), ph == 's', s == pf_flow_binder::none ? pf_slice_flows::absent : s);
+        ahead_.wrote(ahead_links_, flows_.links().size() * sizeof(pf_slice_flows::link));
     }
     // Counter points: their tracks (the points are the second pass's).
     void counter(int pid, std::string_view name, double, std::int64_t) override { counter_track(pid, name); }
@@ -200,7 +198,9 @@ public:
         // Backwards in nesting order: at one end, the innermost first.
         for (std::size_t i = slices_.size(); i-- > 0;) {
             const slice_rec& s = slices_[i];
-            if (s.end != s.begin) perfetto_begins::end_event(w, s.end, s.track, static_cast<std::uint32_t>(i), flows_);
+            if (s.length != 0) {
+                perfetto_begins::end_event(w, slices_.end_of(s), s.track, static_cast<std::uint32_t>(i), flows_);
+            }
             maybe_flush();
         }
         for (const orphan_rec& f : orphans_) {
@@ -209,13 +209,13 @@ public:
             w.varint(pf::event::type, pf::event::type_instant);
             w.varint(pf::event::track_uuid, uuid_of(f.track));
             w.string(pf::event::name, "flow");
-            perfetto_begins::write_flow_id(w, f.tagged);
+            perfetto_begins::write_flow_id(w, (f.tagged & starts_bit) != 0, f.tagged & ~starts_bit);
             w.end(e);
             w.end(p);
             maybe_flush();
         }
         std::vector<orphan_rec>().swap(orphans_);
-        std::vector<slice_rec>().swap(slices_);
+        slices_.release();
         flush();
         begins_ = std::make_unique<perfetto_begins>(std::move(plan), sink_);
         return *begins_;
@@ -246,8 +246,9 @@ private:
     struct orphan_rec {
         std::int64_t ts;
         std::uint32_t track;
-        std::uint32_t tagged;
+        std::uint32_t tagged;  // the flow id, starts_bit set for a start
     };
+    static constexpr std::uint32_t starts_bit = 1u << 31;
 
     // Slices of one track must nest: a begin / end stream cannot say that
     // two slices overlap partly (the JSON view can, e.g. the Scheduler View's
@@ -262,7 +263,8 @@ private:
         };
         std::vector<lane> lanes;
         std::uint32_t current = none;
-        for (slice_rec& s : slices_) {
+        for (slice_rec& s : slices_.records()) {
+            const std::int64_t end = slices_.end_of(s);
             if (s.track != current) {
                 current = s.track;
                 lanes.assign(1, lane{current, {}});
@@ -270,7 +272,7 @@ private:
             lane* fit = nullptr;
             for (lane& l : lanes) {
                 while (!l.open_ends.empty() && l.open_ends.back() <= s.begin) l.open_ends.pop_back();
-                if (l.open_ends.empty() || l.open_ends.back() >= s.end) {
+                if (l.open_ends.empty() || l.open_ends.back() >= end) {
                     fit = &l;
                     break;
                 }
@@ -283,7 +285,7 @@ private:
                 lanes.push_back(lane{index, {}});
                 fit = &lanes.back();
             }
-            fit->open_ends.push_back(s.end);
+            fit->open_ends.push_back(end);
             s.track = fit->track;
         }
     }
@@ -432,7 +434,7 @@ private:
     static constexpr unsigned thread_cache_bits = 8;
     std::array<thread_slot, std::size_t{1} << thread_cache_bits> thread_cache_{};
     std::map<std::pair<int, std::string>, std::uint32_t> counter_tracks_;
-    std::vector<slice_rec> slices_;  // skeletons; in nesting order from the first flow on
+    pf_slice_table slices_;  // skeletons; in nesting order from the first flow on
     pf_slice_fold fold_;
     pf_flow_binder binder_;
     pf_slice_flows flows_;             // the slices' flow endpoints
