@@ -225,7 +225,7 @@ TEST_CASE("records reader: the result does not depend on the block or batch size
     REQUIRE(whole.orch.size() == 2);
     CHECK(whole.orch[0].empty());
     REQUIRE(whole.orch[1].size() == 1);
-    CHECK(whole.orch[1][0].task_id.value == 7);
+    CHECK(whole.orch[1].begin()->task_id.value == 7);
     CHECK(whole.base_cycles == 1000100);
     // The deps viewer's sidecar: task rows kept, the lanes counted; the phases held to the grammar
     // only, as fields no command reading the sidecar uses.

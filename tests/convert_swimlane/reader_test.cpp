@@ -73,7 +73,7 @@ TEST_CASE("the spec example reads to the documented microsecond values (§2.8)")
     CHECK(pd.sched[0].pop_hit == 1);  // summed over the lane's dispatch phases
     CHECK(pd.sched[0][1].depth_end[1] == 1);
     CHECK(pd.sched[0][1].depths_valid);
-    CHECK(pd.orch[0][0].start_us == 0.0);  // the earliest timestamp is the time base
+    CHECK(pd.orch_us(pd.orch[0].begin()->start) == 0.0);  // the earliest timestamp is the time base
     CHECK(pd.core_to_thread == std::vector<std::int64_t>{0, 0});
     CHECK(pd.timeline_metadata_json.empty());  // not host-orchestrated
 }
@@ -254,7 +254,7 @@ TEST_CASE("host orchestration without clock anchors: device time follows the hos
     CHECK(pd.host_mode);
     CHECK(pd.orchestrator_source == "host");
     REQUIRE(pd.orch.size() == 1);
-    CHECK(pd.orch[0][0].end_us == doctest::Approx(2.0));  // (3000 - 1000) ns
+    CHECK(pd.orch_us(pd.orch[0].begin()->end) == doctest::Approx(2.0));  // (3000 - 1000) ns
     CHECK(pd.tasks[0].dispatch_us == doctest::Approx(2.0));  // composite: host span end + 0
     CHECK(pd.tasks[0].start_us == doctest::Approx(2.2));
     CHECK_FALSE(pd.cross_domain_latency_available);

@@ -101,7 +101,7 @@ struct perf_data {
     std::vector<loop_lane> loop;
     device_clock clock;
     // Orchestrator lanes: device records, or the non-empty host lanes in host mode.
-    std::vector<std::vector<orch_record>> orch;
+    std::vector<orch_phase_list> orch;
     std::string orchestrator_source;  // "aicpu", "host" or "" (no orchestrator records)
     std::vector<host_upload> uploads;
     std::vector<std::int64_t> core_to_thread;  // -1 = unassigned
@@ -111,6 +111,12 @@ struct perf_data {
     std::string timeline_metadata_json;  // the trace's top-level "metadata" (host mode only)
 
     [[nodiscard]] const std::string& core_type_name(const task& t) const { return core_type_names[t.core_type]; }
+    // An orchestrator phase's time (r.start, r.end) on the trace's µs axis:
+    // host ns from the host origin in host mode, else device cycles.
+    [[nodiscard]] double orch_us(std::uint64_t t) const {
+        if (host_mode) return static_cast<double>(int128(t) - clock.origin_ns) / 1000.0;
+        return clock.us(t);
+    }
     // A scheduler phase's times on the trace's µs axis.
     [[nodiscard]] double start_us(const sched_record& r) const { return clock.us(r.start_cycles); }
     [[nodiscard]] double end_us(const sched_record& r) const { return clock.us(r.end_cycles); }
@@ -480,12 +486,6 @@ inline perf_data load_perf_data(const std::string& path, std::FILE* warnings = s
     pd.core_to_thread = meta.core_to_thread;
 
     if (!rf.orch.empty()) {
-        for (auto& lane : rf.orch) {
-            for (auto& r : lane) {
-                r.start_us = us(r.start);
-                r.end_us = us(r.end);
-            }
-        }
         pd.orch = std::move(rf.orch);
         pd.orchestrator_source = "aicpu";
     }
@@ -504,13 +504,11 @@ inline perf_data load_perf_data(const std::string& path, std::FILE* warnings = s
     if (pd.host_mode) {
         pd.orchestrator_source = "host";
         for (auto& lane : rf.host_orch) {
-            for (auto& r : lane) {
+            for (const orch_record& r : lane) {
                 if (int128(r.start) < origin_ns || r.end < r.start) {
                     fail(fmt::format("invalid host orchestrator phase: origin={}, start={}, end={}",
                                      detail::describe(origin_ns), r.start, r.end));
                 }
-                r.start_us = host_us(r.start);
-                r.end_us = host_us(r.end);
             }
             if (!lane.empty()) pd.orch.push_back(std::move(lane));
         }

@@ -6,9 +6,9 @@
 // us and leaves them out of the time base), and task ids are unsigned 64-bit
 // (negative JSON ids are masked like Python's `t & (2**64-1)`).
 //
-// Phase and orchestrator records also carry their microsecond times, filled
-// in by perf_data once the time base is known, so the converted view does not
-// need a second copy of millions of records.
+// Scheduler and orchestrator phases are kept coded (sched_phases.hpp,
+// orch_phase_list.hpp), so the converted view does not need a second copy of
+// millions of records; perf_data gives their microsecond times.
 #pragma once
 
 #include <cstddef>
@@ -23,6 +23,7 @@
 #include "dfx/convert/common/json_value.hpp"
 #include "dfx/convert/common/row_array.hpp"
 #include "dfx/convert/swimlane/loop_phase_list.hpp"
+#include "dfx/convert/swimlane/orch_phase_list.hpp"
 #include "dfx/convert/swimlane/sched_phases.hpp"
 
 namespace dfx::convert::swimlane {
@@ -118,25 +119,6 @@ struct sched_lane {
     }
 };
 
-// A task id as written in an orchestrator record: usually a u64, but the
-// reference treats a negative value as "no task" and echoes it as is.
-struct raw_task_id {
-    std::uint64_t value = 0;
-    bool negative = false;  // value then holds the two's complement bits
-    [[nodiscard]] bool valid() const noexcept { return !negative; }
-};
-
-// One `aicpu_orchestrator_phases[lane][i]` or `host_orchestrator_phases[lane][i]`
-// record (host records are in ns of the host clock instead of cycles).
-struct orch_record {
-    std::uint64_t start = 0;  // cycles (device) or ns (host)
-    std::uint64_t end = 0;
-    double start_us = 0.0;
-    double end_us = 0.0;
-    std::int64_t submit_idx = 0;
-    raw_task_id task_id{0, true};  // absent -> -1
-};
-
 // One `host_device_uploads[i]` object.
 struct host_upload {
     std::string phase;
@@ -192,8 +174,8 @@ struct records_file {
     row_array<aicpu_row> aicpu;
     std::vector<sched_lane> sched;
     std::vector<loop_lane> loop;  // instead of sched, with records_reader::loop_phases_only
-    std::vector<std::vector<orch_record>> orch;       // device orchestrator lanes
-    std::vector<std::vector<orch_record>> host_orch;  // host orchestrator lanes
+    std::vector<orch_phase_list> orch;       // device orchestrator lanes
+    std::vector<orch_phase_list> host_orch;  // host orchestrator lanes
     std::vector<host_upload> uploads;
 
     // Aggregates gathered while streaming, so no second pass is needed.

@@ -60,17 +60,19 @@ inline void write_host_uploads(trace_context& cx, const trace_index& index) {
 
 namespace host_detail {
 
-inline void write_submit(event_sink& ev, const orch_record& r, std::int64_t tid, const std::string& disp) {
+// `start_us`, `end_us`: r's times on the trace's axis (perf_data::orch_us).
+inline void write_submit(event_sink& ev, const orch_record& r, double start_us, double end_us, std::int64_t tid,
+                         const std::string& disp) {
     const bool valid = r.task_id.valid();
     if (ev.protobuf()) {
         // "phase" is the category's.
         ev.slice({"orchestrator", valid ? fmt::format("submit({})", disp) : fmt::format("submit({})", r.submit_idx),
-                  layout::host_pid, tid, r.start_us, r.end_us - r.start_us, -1, pf_slice::inline_text},
+                  layout::host_pid, tid, start_us, end_us - start_us, -1, pf_slice::inline_text},
                  {pf_arg::of("submit_idx", static_cast<std::int64_t>(r.submit_idx)),
                   pf_arg::of("task_id", static_cast<std::int64_t>(r.task_id.value))});
         return;
     }
-    auto& o = ev.next_slice(r.start_us, r.end_us - r.start_us);
+    auto& o = ev.next_slice(start_us, end_us - start_us);
     o.append(R"({"args": {"phase": "orch_submit", "submit_idx": )");
     o.append_int(r.submit_idx);
     o.append(R"(, "task_id": )");
@@ -81,7 +83,7 @@ inline void write_submit(event_sink& ev, const orch_record& r, std::int64_t tid,
     }
     x_tail(o, "orchestrator", "rail_animation", -1,
            valid ? fmt::format("submit({})", disp) : fmt::format("submit({})", r.submit_idx), layout::host_pid, tid,
-           r.start_us, r.end_us - r.start_us);
+           start_us, end_us - start_us);
 }
 
 // `dur` as computed, not bar.end - bar.start, which may differ in the last bit.
@@ -121,10 +123,11 @@ inline void write_orchestrator(trace_context& cx, const trace_index& index, mark
         const std::int64_t tid = layout::orchestrator_tid(lane);
         const std::int64_t worker_tid = layout::aicpu_lane_tid(index.sched_thread_count + static_cast<std::int64_t>(lane));
         for (const orch_record& r : pd.orch[lane]) {
-            const double dur = r.end_us - r.start_us;
+            const double start_us = pd.orch_us(r.start), end_us = pd.orch_us(r.end);
+            const double dur = end_us - start_us;
             const bool valid = r.task_id.valid();
             const std::string disp = valid ? format_task_display(r.task_id.value) : std::string();
-            host_detail::write_submit(cx.ev, r, tid, disp);
+            host_detail::write_submit(cx.ev, r, start_us, end_us, tid, disp);
             if (!valid) continue;
             const std::uint64_t id = r.task_id.value;
             bool regular = false, dummy = false;
@@ -146,7 +149,7 @@ inline void write_orchestrator(trace_context& cx, const trace_index& index, mark
             }
             if (regular || dummy || markers.has_skip(id)) continue;
             const double bar = std::max(dur, marker_min_dur_us);
-            const marker_anchor alloc{id, r.start_us, r.start_us + bar, worker_tid, cx.next_event_id++};
+            const marker_anchor alloc{id, start_us, start_us + bar, worker_tid, cx.next_event_id++};
             host_detail::write_alloc_bar(cx.ev, alloc, bar, disp);
             markers.add_alloc_bar(alloc);
         }

@@ -225,7 +225,7 @@ inline void write_submit_flows(trace_context& cx, const trace_index& index, cons
     std::size_t seq = 0;
     for (std::size_t lane = 0; lane < pd.orch.size(); ++lane) {
         for (const orch_record& r : pd.orch[lane]) {
-            if (r.task_id.valid()) first.push_back({r.task_id.value, r.end_us, lane, seq++});
+            if (r.task_id.valid()) first.push_back({r.task_id.value, pd.orch_us(r.end), lane, seq++});
         }
     }
     std::stable_sort(first.begin(), first.end(), [](const submit& a, const submit& b) { return a.id < b.id; });
