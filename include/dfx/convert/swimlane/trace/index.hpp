@@ -196,12 +196,19 @@ private:
     }
 
     void group_rows() {
+        std::size_t ids = 0;  // (the rows are by id: counted first, the groups take no doubled capacity)
+        for (std::uint32_t i = 0; i < tasks.size(); ++i) ids += i == 0 || tasks[i].task_id != tasks[i - 1].task_id;
+        groups.reserve(ids);
         for (std::uint32_t i = 0; i < tasks.size(); ++i) {
             if (groups.empty() || groups.back().id != tasks[i].task_id) groups.push_back({tasks[i].task_id, i, 0, false});
             ++groups.back().count;
         }
         for (id_group& g : groups) g.spmd = spmd_by_rows(g);
-        group_of_ = id_index(groups.size());
+        // Task ids are dense runs (ring << 32 | a counter): an array of 4
+        // bytes an id then, where a hashed table takes 32-64 (id_index::over).
+        group_of_ = id_index::over([&](auto&& add_id) {
+            for (const id_group& g : groups) add_id(g.id);
+        });
         for (std::uint32_t i = 0; i < groups.size(); ++i) group_of_.insert(groups[i].id, i);
     }
 
@@ -332,6 +339,11 @@ private:
             auto& cs = completes[th];
             auto& starts = complete_starts[th];
             auto& ends = complete_ends[th];
+            std::size_t count = 0;  // (counted first, by their kind bytes: no doubled capacity)
+            for (std::size_t i = 0; i < recs.phases.size(); ++i) count += recs.phases.kind(i) == phase_kind::complete;
+            cs.reserve(count);
+            starts.reserve(count);
+            ends.reserve(count);
             recs.phases.for_each_where(kind_is(phase_kind::complete), [&](std::size_t i, const sched_record& r) {
                 cs.push_back(static_cast<std::uint32_t>(i));
                 starts.push_back(pd.start_us(r));

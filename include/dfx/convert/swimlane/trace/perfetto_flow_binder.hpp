@@ -245,21 +245,22 @@ private:
 // Each slice's flow endpoints: the ids of the flows that start on it and of
 // the flows that end on it. The flow sections write each flow's start and
 // then its end, flows in increasing id order, so the two ends are kept
-// together as one link of 8 bytes (the slices they bound to), the ids
-// implied by the order (only where an id is not the last one + 1 is it
-// kept). That is half of what an endpoint took on its own (its slice and its
-// tagged id, 8 bytes each end), and at 10^7 tasks the links are 17 flows a
-// task. Once all are in, they are grouped by slice by two counting sorts
-// (starts and ends): 4 bytes an endpoint and 8 a slice. Ends that come
-// another way (a lone start or end) are kept as links with one end absent,
-// so each slice's starts and ends keep the order they came in.
+// together as one link (the slices they bound to, 4 bytes each, in two
+// columns), the ids implied by the order (only where an id is not the last
+// one + 1 is it kept). That is half of what an endpoint took on its own
+// (its slice and its tagged id), and the bench capture has 17 flows a task.
+// Once all are in, they are grouped by slice by two counting sorts (starts,
+// then ends), each column freed once it is grouped: 4 bytes an endpoint and
+// 8 a slice. Ends that come another way (a lone start or end) are kept as
+// links with one end absent, so each slice's starts and ends keep the order
+// they came in.
 class pf_slice_flows {
 public:
     static constexpr std::uint32_t absent = ~0u;  // a link's end that no slice holds
-    struct link {
-        std::uint32_t from = absent, to = absent;  // the slices the flow starts / ends on
-    };
-    void reserve(std::size_t flows) { links_.reserve(flows); }
+    void reserve(std::size_t flows) {
+        from_.reserve(flows);
+        to_.reserve(flows);
+    }
     // One end of flow `id` (a start or an end), bound to `slice` (absent: to none).
     void add(std::uint32_t id, bool starts, std::uint32_t slice) {
         if (starts) {
@@ -268,23 +269,27 @@ public:
             has_pending_ = true;
         } else if (has_pending_ && pending_.id == id) {
             has_pending_ = false;
-            append(id, {pending_.slice, slice});
+            append(id, pending_.slice, slice);
         } else {
             settle();
-            append(id, {absent, slice});
+            append(id, absent, slice);
         }
     }
-    // The links so far (empty after group()); a start whose end has not
-    // come yet is not among them.
-    [[nodiscard]] const std::vector<link>& links() const noexcept { return links_; }
+    // The links so far, as the slices they start on and the slices they end
+    // on (empty after group()); a start whose end has not come yet is not
+    // among them.
+    [[nodiscard]] const std::vector<std::uint32_t>& froms() const noexcept { return from_; }
+    [[nodiscard]] const std::vector<std::uint32_t>& tos() const noexcept { return to_; }
+    [[nodiscard]] std::size_t links() const noexcept { return from_.size(); }
 
     // Groups the endpoints by slice, of `slices` slices (every endpoint's
     // slice is below it), and frees the links.
     void group(std::size_t slices) {
         settle();
-        starts_.group(links_, id_jumps_, slices, &link::from);
-        ends_.group(links_, id_jumps_, slices, &link::to);
-        std::vector<link>().swap(links_);
+        starts_.group(from_, id_jumps_, slices);
+        std::vector<std::uint32_t>().swap(from_);
+        ends_.group(to_, id_jumps_, slices);
+        std::vector<std::uint32_t>().swap(to_);
         std::vector<id_jump>().swap(id_jumps_);
         next_id_ = 0;
     }
@@ -308,13 +313,13 @@ private:
     // Each slice's ids of one end of the links, in link order.
     class by_slice {
     public:
-        void group(const std::vector<link>& links, const std::vector<id_jump>& jumps, std::size_t slices,
-                   std::uint32_t link::*end) {
+        // `ends`: the slice each link has at this end, in link order.
+        void group(const std::vector<std::uint32_t>& ends, const std::vector<id_jump>& jumps, std::size_t slices) {
             start_.assign(slices + 1, 0);
             std::size_t endpoints = 0;
-            for (const link& l : links) {
-                if (l.*end == absent) continue;
-                ++start_[l.*end + 1];
+            for (const std::uint32_t slice : ends) {
+                if (slice == absent) continue;
+                ++start_[slice + 1];
                 ++endpoints;
             }
             for (std::size_t s = 1; s <= slices; ++s) start_[s] += start_[s - 1];
@@ -323,10 +328,9 @@ private:
             ids_.resize(endpoints);
             std::uint32_t id = 0;
             auto jump = jumps.begin();
-            for (std::size_t k = 0; k < links.size(); ++k, ++id) {
+            for (std::size_t k = 0; k < ends.size(); ++k, ++id) {
                 if (jump != jumps.end() && jump->link == k) id = (jump++)->id;
-                const std::uint32_t slice = links[k].*end;
-                if (slice != absent) ids_[start_[slice]++] = id;
+                if (ends[k] != absent) ids_[start_[ends[k]]++] = id;
             }
             for (std::size_t s = slices; s > 0; --s) start_[s] = start_[s - 1];
             start_[0] = 0;
@@ -340,20 +344,21 @@ private:
         std::vector<std::uint32_t> ids_;    // by slice, each slice's in link order
     };
 
-    void append(std::uint32_t id, link l) {
-        if (id != next_id_) id_jumps_.push_back({links_.size(), id});
+    void append(std::uint32_t id, std::uint32_t from, std::uint32_t to) {
+        if (id != next_id_) id_jumps_.push_back({from_.size(), id});
         next_id_ = id + 1;
-        links_.push_back(l);
+        from_.push_back(from);
+        to_.push_back(to);
     }
     // A start still waiting for its end is kept as a link of its own.
     void settle() {
         if (!has_pending_) return;
         has_pending_ = false;
-        append(pending_.id, {pending_.slice, absent});
+        append(pending_.id, pending_.slice, absent);
     }
 
-    std::vector<link> links_;
-    std::vector<id_jump> id_jumps_;  // in link order
+    std::vector<std::uint32_t> from_, to_;  // by link: the slice it starts / ends on
+    std::vector<id_jump> id_jumps_;        // in link order
     std::uint32_t next_id_ = 0;      // the id the next link has without a jump
     pending pending_;
     bool has_pending_ = false;

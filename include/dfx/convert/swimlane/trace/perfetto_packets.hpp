@@ -114,8 +114,10 @@ public:
         if (again) return;
         const auto& recs = slices_.records();
         ahead_slices_ = ahead_.watch(recs.data(), recs.capacity() * sizeof(slice_rec));
-        const auto& links = flows_.links();
-        ahead_links_ = ahead_.watch(links.data(), links.capacity() * sizeof(pf_slice_flows::link));
+        const auto& froms = flows_.froms();
+        const auto& tos = flows_.tos();
+        ahead_froms_ = ahead_.watch(froms.data(), froms.capacity() * sizeof(std::uint32_t));
+        ahead_tos_ = ahead_.watch(tos.data(), tos.capacity() * sizeof(std::uint32_t));
         ahead_.start();
     }
 
@@ -151,10 +153,12 @@ public:
         const std::int64_t ts = std::max<std::int64_t>(ns(ts_us), 0);
         const std::uint32_t s = binder_.bind(slices_, track, ts, bind_id);
         if (s == pf_flow_binder::none) orphans_.push_back({ts, track, tagged});
-        before_growing(flows_.links(), 2);
-        pf_narrow<std::uint32_t>(flows_.links().size() + 2, "flows");  // (grouped with 32-bit offsets)
+        before_growing(flows_.froms(), 2);
+        before_growing(flows_.tos(), 2);
+        pf_narrow<std::uint32_t>(flows_.links() + 2, "flows");  // (grouped with 32-bit offsets)
         flows_.add(static_cast<std::uint32_t>(id), ph == 's', s == pf_flow_binder::none ? pf_slice_flows::absent : s);
-        ahead_.wrote(ahead_links_, flows_.links().size() * sizeof(pf_slice_flows::link));
+        ahead_.wrote(ahead_froms_, flows_.links() * sizeof(std::uint32_t));
+        ahead_.wrote(ahead_tos_, flows_.links() * sizeof(std::uint32_t));
     }
     // Counter points: their tracks (the points are the second pass's).
     void counter(int pid, std::string_view name, double, std::int64_t) override { counter_track(pid, name); }
@@ -445,7 +449,8 @@ private:
     // Last, so it stops before the tables it watches are freed.
     bool reserved_ = false;
     prefault_ahead ahead_;
-    prefault_ahead::range_id ahead_slices_ = prefault_ahead::no_range, ahead_links_ = prefault_ahead::no_range;
+    prefault_ahead::range_id ahead_slices_ = prefault_ahead::no_range, ahead_froms_ = prefault_ahead::no_range,
+                             ahead_tos_ = prefault_ahead::no_range;
 };
 
 }  // namespace dfx::convert::swimlane::trace

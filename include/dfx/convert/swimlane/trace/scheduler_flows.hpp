@@ -29,13 +29,13 @@ namespace dfx::convert::swimlane::trace {
 // binds them to it and not to the next slice.
 inline constexpr double flow_epsilon_us = 0.01;
 
-// A logical task and the complete phase that noticed it finish.
+// A logical task and the complete phase that noticed it finish (24 bytes:
+// one per task, held through the complete arrows' sections).
 struct completion {
     std::uint64_t id;
-    std::size_t thread;
-    std::uint32_t phase;  // index into sched[thread]
-    std::uint32_t rank;   // in index.completes[thread] (its start and end there)
     double finish;
+    std::uint32_t thread;
+    std::uint32_t rank;  // in index.completes[thread] (its start and end there)
 };
 
 namespace flow_detail {
@@ -45,6 +45,7 @@ namespace flow_detail {
 inline std::vector<completion> completions(const trace_index& index) {
     const auto& tasks = index.tasks;
     std::vector<completion> done;
+    done.reserve(index.groups.size());  // (at most one each: no doubled capacity)
     for (const id_group& g : index.groups) {
         std::uint32_t last = none;
         for (std::uint32_t r = g.first; r < g.first + g.count; ++r) {
@@ -57,7 +58,7 @@ inline std::vector<completion> completions(const trace_index& index) {
         const auto thread = static_cast<std::size_t>(th);
         const auto k = index.complete_for(thread, tasks[last].finish_us);
         if (!k) continue;
-        done.push_back({g.id, thread, index.completes[thread][*k], *k, tasks[last].finish_us});
+        done.push_back({g.id, tasks[last].finish_us, static_cast<std::uint32_t>(thread), *k});
     }
     return done;
 }
@@ -88,17 +89,17 @@ inline void write_complete_arrows(event_sink& ev, const trace_index& index, cons
 // A complete phase, by (end, thread, start order).
 struct comp_ref {
     double end;
-    std::size_t thread;
-    std::uint32_t rank;   // position in completes[thread]
-    std::uint32_t phase;  // index into sched[thread]
+    std::uint32_t thread;
+    std::uint32_t rank;  // position in completes[thread]
 };
 
 inline std::vector<comp_ref> completes_by_end(const trace_index& index) {
+    std::size_t count = 0;
+    for (const auto& c : index.completes) count += c.size();
     std::vector<comp_ref> order;
-    for (std::size_t th = 0; th < index.completes.size(); ++th) {
-        for (std::uint32_t k = 0; k < index.completes[th].size(); ++k) {
-            order.push_back({index.complete_ends[th][k], th, k, index.completes[th][k]});
-        }
+    order.reserve(count);
+    for (std::uint32_t th = 0; th < index.completes.size(); ++th) {
+        for (std::uint32_t k = 0; k < index.completes[th].size(); ++k) order.push_back({index.complete_ends[th][k], th, k});
     }
     std::sort(order.begin(), order.end(), [](const comp_ref& a, const comp_ref& b) {
         if (a.end != b.end) return a.end < b.end;
@@ -123,16 +124,16 @@ inline std::uint32_t first_dispatched_row(const trace_index& index, const id_gro
 inline void write_complete_ready_flows(trace_context& cx, const trace_index& index, const std::vector<completion>& done) {
     const deps_graph& deps = index.deps;
     const std::vector<comp_ref> order = completes_by_end(index);
-    std::vector<std::size_t> slot_base(index.completes.size() + 1, 0);  // thread -> first slot of its records
-    for (std::size_t th = 0; th < index.completes.size(); ++th) slot_base[th + 1] = slot_base[th] + index.pd.sched[th].size();
-    // Tasks completed by each phase, in task-id order: a counting sort of
-    // `done` by (thread, phase) slot.
+    std::vector<std::size_t> slot_base(index.completes.size() + 1, 0);  // thread -> first slot of its complete phases
+    for (std::size_t th = 0; th < index.completes.size(); ++th) slot_base[th + 1] = slot_base[th] + index.completes[th].size();
+    // Tasks completed by each complete phase, in task-id order: a counting
+    // sort of `done` by (thread, rank) slot.
     std::vector<std::uint32_t> first_done(slot_base.back() + 1, 0), by_phase(done.size());
-    for (const auto& d : done) ++first_done[slot_base[d.thread] + d.phase + 1];
+    for (const auto& d : done) ++first_done[slot_base[d.thread] + d.rank + 1];
     for (std::size_t k = 1; k < first_done.size(); ++k) first_done[k] += first_done[k - 1];
     {
         std::vector<std::uint32_t> fill(first_done.begin(), first_done.end() - 1);
-        for (std::uint32_t i = 0; i < done.size(); ++i) by_phase[fill[slot_base[done[i].thread] + done[i].phase]++] = i;
+        for (std::uint32_t i = 0; i < done.size(); ++i) by_phase[fill[slot_base[done[i].thread] + done[i].rank]++] = i;
     }
     // Predecessors not yet complete, per consumer with rows (only those can
     // have an arrow).
@@ -142,7 +143,7 @@ inline void write_complete_ready_flows(trace_context& cx, const trace_index& ind
     }
     std::vector<std::uint32_t> triggered;
     for (const comp_ref& c : order) {
-        const std::size_t slot = slot_base[c.thread] + c.phase;
+        const std::size_t slot = slot_base[c.thread] + c.rank;
         triggered.clear();
         for (std::uint32_t k = first_done[slot]; k < first_done[slot + 1]; ++k) {
             auto [slo, shi] = deps.succs(done[by_phase[k]].id);
