@@ -211,7 +211,6 @@ TEST_CASE("pf_slice_flows: each slice's starts and ends, in the order they came"
     CHECK(flows.froms().size() == flows.links());
     CHECK(flows.tos().size() == flows.links());
     flows.group(slices);
-    CHECK(flows.links() == 0);
     check_grouped(flows, want, slices);
 }
 
@@ -239,5 +238,4 @@ TEST_CASE("pf_slice_flows: no endpoints, or no slices") {
     }
     pf_slice_flows empty;
     empty.group(0);
-    CHECK(empty.links() == 0);
 }

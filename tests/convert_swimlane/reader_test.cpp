@@ -74,6 +74,14 @@ TEST_CASE("the spec example reads to the documented microsecond values (§2.8)")
     CHECK(pd.sched[0][1].depth_end[1] == 1);
     CHECK(pd.sched[0][1].depths_valid);
     CHECK(pd.orch_us(pd.orch[0].begin()->start) == 0.0);  // the earliest timestamp is the time base
+    REQUIRE(pd.orch.size() == 1);
+    const std::vector<sw::orch_record> submits(pd.orch[0].begin(), pd.orch[0].end());
+    REQUIRE(submits.size() == 2);
+    CHECK(pd.orch_us(submits[0].end) == doctest::Approx(1.0));  // 50 cycles at 50 MHz
+    CHECK(pd.orch_us(submits[1].start) == doctest::Approx(1.2));
+    CHECK(pd.orch_us(submits[1].end) == doctest::Approx(2.0));
+    CHECK(submits[1].submit_idx == 1);
+    CHECK(submits[1].task_id.value == 4294967297u);
     CHECK(pd.core_to_thread == std::vector<std::int64_t>{0, 0});
     CHECK(pd.timeline_metadata_json.empty());  // not host-orchestrated
 }

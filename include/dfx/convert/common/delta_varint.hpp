@@ -1,5 +1,6 @@
 // delta_varint: the byte code of the converters' compact lists
-// (swimlane/sched_phases.hpp, swimlane/loop_phase_list.hpp): a value as the
+// (swimlane/sched_phases.hpp, and delta_coded_list.hpp's codecs in
+// swimlane/loop_phase_list.hpp and swimlane/orch_phase_list.hpp): a value as the
 // wrapped 64-bit difference from the one before it, zigzagged so that small
 // steps either way take small codes, then written 7 bits a byte, low bits
 // first (a LEB128 varint, as protobuf's).

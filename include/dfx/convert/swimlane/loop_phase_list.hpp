@@ -19,9 +19,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <iterator>
-#include <vector>
 
+#include "dfx/convert/common/delta_coded_list.hpp"
 #include "dfx/convert/common/delta_varint.hpp"
 #include "dfx/convert/swimlane/sched_phases.hpp"
 
@@ -37,97 +36,24 @@ struct loop_phase {
     friend bool operator==(const loop_phase&, const loop_phase&) = default;
 };
 
-class loop_phase_list {
-public:
-    class iterator;
-
-    void push_back(const loop_phase& p) {
-        bytes_.push_back(static_cast<std::uint8_t>(p.kind));
-        put(zigzag(p.start_cycles - last_start_));
-        put(zigzag(p.end_cycles - p.start_cycles));
-        last_start_ = p.start_cycles;
-        ++count_;
-    }
-    [[nodiscard]] std::size_t size() const noexcept { return count_; }
-    [[nodiscard]] bool empty() const noexcept { return count_ == 0; }
-    [[nodiscard]] std::size_t byte_size() const noexcept { return bytes_.size(); }
-    [[nodiscard]] iterator begin() const noexcept;
-    [[nodiscard]] iterator end() const noexcept;
-    // Frees the phases (the lane keeps their sums).
-    void release() noexcept {
-        std::vector<std::uint8_t>().swap(bytes_);
-        count_ = 0;
-        last_start_ = 0;
-    }
-
-private:
-    void put(std::uint64_t v) {
-        std::uint8_t code[varint_max_bytes];
-        std::uint8_t* end = code;
-        put_varint(end, v);
-        bytes_.insert(bytes_.end(), code, end);
-    }
-
-    std::vector<std::uint8_t> bytes_;
-    std::size_t count_ = 0;
-    std::uint64_t last_start_ = 0;  // of the phase pushed last
-};
-
-// Decodes the phases in order, each as a loop_phase value.
-class loop_phase_list::iterator {
-public:
-    using iterator_category = std::input_iterator_tag;
+// A phase as its kind, then the distance from the previous start and its
+// length.
+struct loop_phase_codec {
     using value_type = loop_phase;
-    using difference_type = std::ptrdiff_t;
-    using reference = loop_phase;
-    using pointer = void;
-
-    iterator() = default;
-    loop_phase operator*() const noexcept { return phase_; }
-    iterator& operator++() noexcept {
-        at_ = next_;
-        decode();
-        return *this;
+    static constexpr std::size_t max_bytes = 1 + 2 * varint_max_bytes;
+    static constexpr loop_phase origin() noexcept { return {}; }
+    static void encode(const loop_phase& previous, const loop_phase& p, std::uint8_t*& out) noexcept {
+        *out++ = static_cast<std::uint8_t>(p.kind);
+        put_varint(out, zigzag(p.start_cycles - previous.start_cycles));
+        put_varint(out, zigzag(p.end_cycles - p.start_cycles));
     }
-    iterator operator++(int) noexcept {
-        iterator before = *this;
-        ++*this;
-        return before;
+    static void decode(loop_phase& p, const std::uint8_t*& in) noexcept {
+        p.kind = static_cast<phase_kind>(*in++);
+        p.start_cycles += unzigzag(get_varint(in));
+        p.end_cycles = p.start_cycles + unzigzag(get_varint(in));
     }
-    friend bool operator==(const iterator& a, const iterator& b) noexcept { return a.at_ == b.at_; }
-
-private:
-    // The phase at at_ (its start is the previous one's plus the delta);
-    // nothing at the end.
-    void decode() noexcept {
-        if (at_ == end_) return;
-        const std::uint8_t* p = at_;
-        phase_.kind = static_cast<phase_kind>(*p++);
-        phase_.start_cycles = start_ + unzigzag(get_varint(p));
-        phase_.end_cycles = phase_.start_cycles + unzigzag(get_varint(p));
-        start_ = phase_.start_cycles;
-        next_ = p;
-    }
-    friend class loop_phase_list;
-    const std::uint8_t* at_ = nullptr;
-    const std::uint8_t* end_ = nullptr;
-    const std::uint8_t* next_ = nullptr;
-    std::uint64_t start_ = 0;
-    loop_phase phase_;
 };
 
-inline loop_phase_list::iterator loop_phase_list::begin() const noexcept {
-    iterator it;
-    it.at_ = bytes_.data();
-    it.end_ = bytes_.data() + bytes_.size();
-    it.decode();
-    return it;
-}
-inline loop_phase_list::iterator loop_phase_list::end() const noexcept {
-    iterator it;
-    it.at_ = it.end_ = bytes_.data() + bytes_.size();
-    return it;
-}
-static_assert(std::input_iterator<loop_phase_list::iterator>);
+using loop_phase_list = delta_coded_list<loop_phase_codec>;
 
 }  // namespace dfx::convert::swimlane

@@ -24,9 +24,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <iterator>
-#include <vector>
 
+#include "dfx/convert/common/delta_coded_list.hpp"
 #include "dfx/convert/common/delta_varint.hpp"
 
 namespace dfx::convert::swimlane {
@@ -52,102 +51,38 @@ struct orch_record {
 };
 
 
-class orch_phase_list {
-public:
-    class iterator;
-
-    void push_back(const orch_record& r) {
-        std::uint8_t code[1 + 4 * varint_max_bytes];
-        std::uint8_t* p = code;
-        *p++ = r.task_id.negative ? negative_id : 0;
-        put_varint(p, zigzag(r.start - last_.start));
-        put_varint(p, zigzag(r.end - r.start));
-        put_varint(p, zigzag(static_cast<std::uint64_t>(r.submit_idx) - static_cast<std::uint64_t>(last_.submit_idx) - 1));
-        put_varint(p, zigzag(r.task_id.value - last_.task_id.value - 1));
-        bytes_.insert(bytes_.end(), code, p);
-        last_ = r;
-        ++count_;
-    }
-    [[nodiscard]] std::size_t size() const noexcept { return count_; }
-    [[nodiscard]] bool empty() const noexcept { return count_ == 0; }
-    [[nodiscard]] std::size_t byte_size() const noexcept { return bytes_.size(); }
-    [[nodiscard]] iterator begin() const noexcept;
-    [[nodiscard]] iterator end() const noexcept;
-
-private:
+// A phase as a flags byte, then its start from the previous start, its end
+// from its start, its submit index and task id from the previous ones' + 1.
+struct orch_phase_codec {
+    using value_type = orch_record;
+    static constexpr std::size_t max_bytes = 1 + 4 * varint_max_bytes;
     static constexpr std::uint8_t negative_id = 1;
-
-    std::vector<std::uint8_t> bytes_;
-    std::size_t count_ = 0;
-    // Where the coding starts: a phase whose successor has submit index 0
-    // and task id 0 and starts at 0, so the first phase's steps are its values.
+    // A phase whose successor has submit index 0 and task id 0 and starts
+    // at 0, so the first phase's steps are its values.
     static constexpr orch_record origin() noexcept {
         orch_record r;
         r.submit_idx = -1;
         r.task_id = raw_task_id{~std::uint64_t{0}, false};
         return r;
     }
-    orch_record last_ = origin();
+    static void encode(const orch_record& previous, const orch_record& r, std::uint8_t*& out) noexcept {
+        *out++ = r.task_id.negative ? negative_id : 0;
+        put_varint(out, zigzag(r.start - previous.start));
+        put_varint(out, zigzag(r.end - r.start));
+        put_varint(out, zigzag(static_cast<std::uint64_t>(r.submit_idx) - static_cast<std::uint64_t>(previous.submit_idx) - 1));
+        put_varint(out, zigzag(r.task_id.value - previous.task_id.value - 1));
+    }
+    static void decode(orch_record& r, const std::uint8_t*& in) noexcept {
+        const std::uint8_t flags = *in++;
+        r.start += unzigzag(get_varint(in));
+        r.end = r.start + unzigzag(get_varint(in));
+        r.submit_idx =
+            static_cast<std::int64_t>(static_cast<std::uint64_t>(r.submit_idx) + 1 + unzigzag(get_varint(in)));
+        r.task_id.value += 1 + unzigzag(get_varint(in));
+        r.task_id.negative = (flags & negative_id) != 0;
+    }
 };
 
-// Decodes the phases in order, each as an orch_record value.
-class orch_phase_list::iterator {
-public:
-    using iterator_category = std::input_iterator_tag;
-    using value_type = orch_record;
-    using difference_type = std::ptrdiff_t;
-    using reference = const orch_record&;
-    using pointer = const orch_record*;
-
-    iterator() = default;
-    const orch_record& operator*() const noexcept { return phase_; }
-    const orch_record* operator->() const noexcept { return &phase_; }
-    iterator& operator++() noexcept {
-        at_ = next_;
-        decode();
-        return *this;
-    }
-    iterator operator++(int) noexcept {
-        iterator before = *this;
-        ++*this;
-        return before;
-    }
-    friend bool operator==(const iterator& a, const iterator& b) noexcept { return a.at_ == b.at_; }
-
-private:
-    // The phase at at_, from the one before it (phase_); nothing at the end.
-    void decode() noexcept {
-        if (at_ == end_) return;
-        const std::uint8_t* p = at_;
-        const std::uint8_t flags = *p++;
-        phase_.start += unzigzag(get_varint(p));
-        phase_.end = phase_.start + unzigzag(get_varint(p));
-        phase_.submit_idx = static_cast<std::int64_t>(static_cast<std::uint64_t>(phase_.submit_idx) + 1 +
-                                                      unzigzag(get_varint(p)));
-        phase_.task_id.value += 1 + unzigzag(get_varint(p));
-        phase_.task_id.negative = (flags & negative_id) != 0;
-        next_ = p;
-    }
-    friend class orch_phase_list;
-    const std::uint8_t* at_ = nullptr;
-    const std::uint8_t* end_ = nullptr;
-    const std::uint8_t* next_ = nullptr;
-    orch_record phase_;
-};
-
-inline orch_phase_list::iterator orch_phase_list::begin() const noexcept {
-    iterator it;
-    it.at_ = bytes_.data();
-    it.end_ = bytes_.data() + bytes_.size();
-    it.phase_ = origin();
-    it.decode();
-    return it;
-}
-inline orch_phase_list::iterator orch_phase_list::end() const noexcept {
-    iterator it;
-    it.at_ = it.end_ = bytes_.data() + bytes_.size();
-    return it;
-}
-static_assert(std::input_iterator<orch_phase_list::iterator>);
+using orch_phase_list = delta_coded_list<orch_phase_codec>;
 
 }  // namespace dfx::convert::swimlane

@@ -60,13 +60,16 @@ public:
         r.event_id = event_id;
         r.seq = static_cast<std::uint32_t>(recs_.size());
         const std::uint64_t length = static_cast<std::uint64_t>(end) - static_cast<std::uint64_t>(begin);
-        if (length < pf_slice_rec::long_length) {
-            r.length = static_cast<std::uint32_t>(length);
-        } else {
-            r.length = pf_slice_rec::long_length;
-            long_ends_.push_back({r.seq, end});  // in seq order, as written
-        }
+        const bool long_one = length >= pf_slice_rec::long_length;
+        r.length = long_one ? pf_slice_rec::long_length : static_cast<std::uint32_t>(length);
         recs_.push_back(r);
+        if (!long_one) return;
+        try {
+            long_ends_.push_back({r.seq, end});  // in seq order, as written
+        } catch (...) {
+            recs_.pop_back();  // (a failed push leaves the table as it was)
+            throw;
+        }
     }
     [[nodiscard]] std::int64_t end_of(const pf_slice_rec& r) const noexcept {
         if (r.length != pf_slice_rec::long_length) return r.begin + r.length;
@@ -268,8 +271,8 @@ public:
             pending_ = {id, slice};
             has_pending_ = true;
         } else if (has_pending_ && pending_.id == id) {
-            has_pending_ = false;
             append(id, pending_.slice, slice);
+            has_pending_ = false;
         } else {
             settle();
             append(id, absent, slice);
@@ -304,7 +307,7 @@ public:
 
 private:
     struct id_jump {
-        std::size_t link;  // from this link on, ids count up from `id`
+        std::uint32_t link;  // from this link on, ids count up from `id` (the caller keeps links below 2^32)
         std::uint32_t id;
     };
     struct pending {
@@ -344,8 +347,14 @@ private:
         std::vector<std::uint32_t> ids_;    // by slice, each slice's in link order
     };
 
+    // Room first, so that a failed push leaves the links as they were.
     void append(std::uint32_t id, std::uint32_t from, std::uint32_t to) {
-        if (id != next_id_) id_jumps_.push_back({from_.size(), id});
+        const bool jump = id != next_id_;
+        for (std::vector<std::uint32_t>* column : {&from_, &to_}) {
+            if (column->size() == column->capacity()) column->reserve(2 * column->size() + 16);
+        }
+        if (jump && id_jumps_.size() == id_jumps_.capacity()) id_jumps_.reserve(2 * id_jumps_.size() + 16);
+        if (jump) id_jumps_.push_back({static_cast<std::uint32_t>(from_.size()), id});
         next_id_ = id + 1;
         from_.push_back(from);
         to_.push_back(to);
@@ -353,8 +362,8 @@ private:
     // A start still waiting for its end is kept as a link of its own.
     void settle() {
         if (!has_pending_) return;
-        has_pending_ = false;
         append(pending_.id, pending_.slice, absent);
+        has_pending_ = false;
     }
 
     std::vector<std::uint32_t> from_, to_;  // by link: the slice it starts / ends on

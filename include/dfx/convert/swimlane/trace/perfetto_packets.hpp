@@ -110,7 +110,7 @@ public:
         const bool again = std::exchange(reserved_, true);
         if (again) ahead_.stop();  // the rooms may move: not watched any more
         slices_.reserve(slices);
-        flows_.reserve(flows);
+        flows_.reserve(flows / 2);  // (a link holds a flow's two endpoints)
         if (again) return;
         const auto& recs = slices_.records();
         ahead_slices_ = ahead_.watch(recs.data(), recs.capacity() * sizeof(slice_rec));
@@ -152,10 +152,10 @@ public:
         if (!binder_.indexed()) binder_.index(slices_, tracks_.size());
         const std::int64_t ts = std::max<std::int64_t>(ns(ts_us), 0);
         const std::uint32_t s = binder_.bind(slices_, track, ts, bind_id);
+        pf_narrow<std::uint32_t>(flows_.links() + 2, "flows");  // (grouped with 32-bit offsets)
         if (s == pf_flow_binder::none) orphans_.push_back({ts, track, tagged});
         before_growing(flows_.froms(), 2);
         before_growing(flows_.tos(), 2);
-        pf_narrow<std::uint32_t>(flows_.links() + 2, "flows");  // (grouped with 32-bit offsets)
         flows_.add(static_cast<std::uint32_t>(id), ph == 's', s == pf_flow_binder::none ? pf_slice_flows::absent : s);
         ahead_.wrote(ahead_froms_, flows_.links() * sizeof(std::uint32_t));
         ahead_.wrote(ahead_tos_, flows_.links() * sizeof(std::uint32_t));

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include "dfx/convert/swimlane/trace/context.hpp"
@@ -216,20 +217,26 @@ inline void write_submit_flows(trace_context& cx, const trace_index& index, cons
     // Host-orchestrated traces without calibrated clocks cannot say how far
     // apart submit and dispatch were: no cross-domain arrows then.
     if (pd.orchestrator_source == "host" && !pd.cross_domain_latency_available) return;
-    struct submit {
+    struct submit {  // 24 bytes: one per submit, held through the flow sections
         std::uint64_t id;
         double end;
-        std::size_t lane;
-        std::size_t seq;
+        std::uint32_t lane;
+        std::uint32_t seq;  // in the order read: of one id's submits, the first is kept
     };
+    std::size_t phases = 0;
+    for (const auto& lane : pd.orch) phases += lane.size();
+    if (phases >= std::size_t{1} << 32) throw std::length_error("dfx swimlane: more than 2^32 orchestrator phases");
     std::vector<submit> first;  // first orch_submit per task id
-    std::size_t seq = 0;
-    for (std::size_t lane = 0; lane < pd.orch.size(); ++lane) {
+    first.reserve(phases);
+    std::uint32_t seq = 0;
+    for (std::uint32_t lane = 0; lane < pd.orch.size(); ++lane) {
         for (const orch_record& r : pd.orch[lane]) {
             if (r.task_id.valid()) first.push_back({r.task_id.value, pd.orch_us(r.end), lane, seq++});
         }
     }
-    std::stable_sort(first.begin(), first.end(), [](const submit& a, const submit& b) { return a.id < b.id; });
+    // By (id, order read): the order a stable sort by id gives, without its buffer.
+    std::sort(first.begin(), first.end(),
+              [](const submit& a, const submit& b) { return a.id != b.id ? a.id < b.id : a.seq < b.seq; });
     first.erase(std::unique(first.begin(), first.end(), [](const submit& a, const submit& b) { return a.id == b.id; }),
                 first.end());
     if (first.empty()) return;
