@@ -82,7 +82,7 @@ public:
     [[nodiscard]] std::size_t size() const noexcept { return recs_.size(); }
     [[nodiscard]] bool empty() const noexcept { return recs_.empty(); }
     const pf_slice_rec& operator[](std::size_t i) const noexcept { return recs_[i]; }
-    // The skeletons themselves (the binder sorts them; the backend retracks them).
+    // The skeletons themselves (the binder sorts them; nesting moves some to overflow tracks).
     [[nodiscard]] std::vector<pf_slice_rec>& records() noexcept { return recs_; }
     [[nodiscard]] const std::vector<pf_slice_rec>& records() const noexcept { return recs_; }
     void release() {
@@ -247,7 +247,7 @@ private:
 
 // Each slice's flow endpoints: the ids of the flows that start on it and of
 // the flows that end on it. The flow sections write each flow's start and
-// then its end, flows in increasing id order, so the two ends are kept
+// then its end, mostly in increasing id order, so the two ends are kept
 // together as one link (the slices they bound to, 4 bytes each, in two
 // columns), the ids implied by the order (only where an id is not the last
 // one + 1 is it kept). That is half of what an endpoint took on its own
