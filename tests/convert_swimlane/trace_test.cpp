@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <random>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_set>
 #include <vector>
 
@@ -394,4 +396,37 @@ TEST_CASE("writing the trace leaves the parsed tasks as read; func ids are resol
     const std::string labelled = write("resolved.json");
     CHECK(func_ids() == resolved);
     CHECK(labelled.find("\"task(t0)\"") == std::string::npos);
+}
+
+TEST_CASE("complete phases by end: merged per thread or sorted, always by (end, thread, start order)") {
+    // What a sort of every phase by (end, thread, rank) gives.
+    const auto by_sort = [](const std::vector<std::vector<double>>& ends) {
+        std::vector<std::tuple<double, std::uint32_t, std::uint32_t>> all;
+        for (std::uint32_t th = 0; th < ends.size(); ++th) {
+            for (std::uint32_t k = 0; k < ends[th].size(); ++k) all.emplace_back(ends[th][k], th, k);
+        }
+        std::sort(all.begin(), all.end());
+        return all;
+    };
+    const auto visited = [](const std::vector<std::vector<double>>& ends) {
+        std::vector<std::tuple<double, std::uint32_t, std::uint32_t>> got;
+        sw::trace::flow_detail::for_each_complete_by_end(
+            ends, [&](const sw::trace::flow_detail::comp_ref& c) { got.emplace_back(c.end, c.thread, c.rank); });
+        return got;
+    };
+    std::mt19937_64 rng(11);
+    for (int round = 0; round < 200; ++round) {
+        // 0-20 threads (the merge up to 16), ends at whole µs so they tie
+        // within and across threads; every fourth round one thread's ends
+        // out of order (a phase that outlasts the next: sorted instead).
+        std::vector<std::vector<double>> ends(rng() % 21);
+        for (auto& thread : ends) {
+            double t = 0;
+            for (std::size_t k = rng() % 30; k > 0; --k) thread.push_back(t += static_cast<double>(rng() % 3));
+        }
+        if (round % 4 == 3 && !ends.empty() && ends[0].size() >= 2) std::swap(ends[0].front(), ends[0].back());
+        CHECK(visited(ends) == by_sort(ends));
+    }
+    CHECK(visited({}).empty());
+    CHECK(visited({{}, {}}).empty());
 }

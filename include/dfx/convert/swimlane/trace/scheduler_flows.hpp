@@ -94,19 +94,41 @@ struct comp_ref {
     std::uint32_t rank;  // position in completes[thread]
 };
 
-inline std::vector<comp_ref> completes_by_end(const trace_index& index) {
+// Calls f(comp_ref) for every complete phase by (end, thread, start order),
+// of `ends`: per thread, its complete phases' ends in start order (the trace
+// index's complete_ends). A thread's phases follow one another, so each
+// thread's are usually in end order already: they are merged then, holding
+// nothing (a table of them all was 16 bytes a phase at the JSON trace's
+// peak); else, or with many threads, sorted.
+template <class F>
+void for_each_complete_by_end(const std::vector<std::vector<double>>& ends, F&& f) {
+    constexpr std::size_t merged_threads = 16;  // (the merge scans every thread's next phase per phase)
+    bool in_end_order = ends.size() <= merged_threads;
+    for (std::size_t th = 0; in_end_order && th < ends.size(); ++th) in_end_order = std::is_sorted(ends[th].begin(), ends[th].end());
+    if (in_end_order) {
+        std::vector<std::uint32_t> next(ends.size(), 0);  // per thread: its next phase
+        for (;;) {
+            std::uint32_t pick = none;
+            for (std::uint32_t th = 0; th < ends.size(); ++th) {
+                if (next[th] < ends[th].size() && (pick == none || ends[th][next[th]] < ends[pick][next[pick]])) pick = th;
+            }
+            if (pick == none) return;
+            f(comp_ref{ends[pick][next[pick]], pick, next[pick]});
+            ++next[pick];
+        }
+    }
     std::size_t count = 0;
-    for (const auto& c : index.completes) count += c.size();
+    for (const auto& c : ends) count += c.size();
     std::vector<comp_ref> order;
     order.reserve(count);
-    for (std::uint32_t th = 0; th < index.completes.size(); ++th) {
-        for (std::uint32_t k = 0; k < index.completes[th].size(); ++k) order.push_back({index.complete_ends[th][k], th, k});
+    for (std::uint32_t th = 0; th < ends.size(); ++th) {
+        for (std::uint32_t k = 0; k < ends[th].size(); ++k) order.push_back({ends[th][k], th, k});
     }
     std::sort(order.begin(), order.end(), [](const comp_ref& a, const comp_ref& b) {
         if (a.end != b.end) return a.end < b.end;
         return a.thread != b.thread ? a.thread < b.thread : a.rank < b.rank;
     });
-    return order;
+    for (const comp_ref& c : order) f(c);
 }
 
 // The consumer group's earliest-dispatched row, or none.
@@ -124,7 +146,6 @@ inline std::uint32_t first_dispatched_row(const trace_index& index, const id_gro
 // together keep their start order.
 inline void write_complete_ready_flows(trace_context& cx, const trace_index& index, const std::vector<completion>& done) {
     const deps_graph& deps = index.deps;
-    const std::vector<comp_ref> order = completes_by_end(index);
     std::vector<std::size_t> slot_base(index.completes.size() + 1, 0);  // thread -> first slot of its complete phases
     for (std::size_t th = 0; th < index.completes.size(); ++th) slot_base[th + 1] = slot_base[th] + index.completes[th].size();
     // Tasks completed by each complete phase, in task-id order: a counting
@@ -132,10 +153,11 @@ inline void write_complete_ready_flows(trace_context& cx, const trace_index& ind
     std::vector<std::uint32_t> first_done(slot_base.back() + 1, 0), by_phase(done.size());
     for (const auto& d : done) ++first_done[slot_base[d.thread] + d.rank + 1];
     for (std::size_t k = 1; k < first_done.size(); ++k) first_done[k] += first_done[k - 1];
-    {
-        std::vector<std::uint32_t> fill(first_done.begin(), first_done.end() - 1);
-        for (std::uint32_t i = 0; i < done.size(); ++i) by_phase[fill[slot_base[done[i].thread] + done[i].rank]++] = i;
-    }
+    // first_done[slot] walks to where the next slot's begin as its tasks are
+    // placed: shifted back after (no copy to walk).
+    for (std::uint32_t i = 0; i < done.size(); ++i) by_phase[first_done[slot_base[done[i].thread] + done[i].rank]++] = i;
+    for (std::size_t k = first_done.size() - 1; k > 0; --k) first_done[k] = first_done[k - 1];
+    first_done[0] = 0;
     // Predecessors not yet complete, per consumer with rows (only those can
     // have an arrow).
     std::vector<std::uint32_t> waiting(index.groups.size(), 0);
@@ -143,7 +165,7 @@ inline void write_complete_ready_flows(trace_context& cx, const trace_index& ind
         if (const std::uint32_t g = index.group_index(e.succ); g != id_index::npos) ++waiting[g];
     }
     std::vector<std::uint32_t> triggered;
-    for (const comp_ref& c : order) {
+    for_each_complete_by_end(index.complete_ends, [&](const comp_ref& c) {
         const std::size_t slot = slot_base[c.thread] + c.rank;
         triggered.clear();
         for (std::uint32_t k = first_done[slot]; k < first_done[slot + 1]; ++k) {
@@ -165,7 +187,7 @@ inline void write_complete_ready_flows(trace_context& cx, const trace_index& ind
             cx.ev.flow(cx.flow_id, "complete→ready", 'f', layout::scheduler_pid, layout::sched_lane_tid(th), d);
             ++cx.flow_id;
         }
-    }
+    });
 }
 
 }  // namespace flow_detail
