@@ -8,20 +8,26 @@
 // call that wrote, and a second pass that is not the first is refused. A
 // failure while a section's chunks are recorded on two threads comes out.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <random>
 #include <set>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <tuple>
 #include <vector>
 
 #include "dfx/convert/common/json_writer.hpp"
 #include "dfx/convert/swimlane/trace/context.hpp"
+#include "dfx/convert/swimlane/trace/perfetto_calls.hpp"
 #include "dfx/convert/swimlane/trace/perfetto_packets.hpp"
 #include "perfetto_decode.hpp"
 #include "../support/scratch_dir.hpp"
@@ -166,6 +172,73 @@ TEST_CASE("perfetto_trace: every slice comes back whole, however the times tie a
     }
 }
 
+TEST_CASE("perfetto_trace: flows placed on a chunk's thread bind as the backend's own thread binds them") {
+    // After end_of_slices() a section's chunks place their flows where they
+    // run (place_flow(), with the chunk's own fingers) and hand in the
+    // answer (placed_flow()); the trace must be the one flow() writes: by
+    // event id, by time on the thread, and on a thread with no slices (not
+    // placed there: flow() places it when handed in).
+    std::mt19937_64 rng(41);
+    for (int round = 0; round < 6; ++round) {
+        const std::vector<slice_spec> slices = tied_slices(rng, 200 + rng() % 3000);
+        struct endpoint {
+            std::int64_t id;
+            char ph;
+            std::int64_t tid;
+            double ts;
+            std::int64_t bind_id;
+        };
+        std::vector<endpoint> ends;
+        for (std::int64_t id = 0; id < 2000; ++id) {
+            for (const char ph : {'s', 'f'}) {
+                const std::size_t at = rng() % slices.size();
+                const slice_spec& sl = slices[at];
+                const bool by_time = rng() % 2 == 0;  // inside the slice, or just past it: found by time
+                const double ts = by_time ? sl.ts + static_cast<double>(rng() % 3) * sl.dur / 2 + (rng() % 5 == 0) : sl.ts;
+                const std::int64_t tid = rng() % 50 == 0 ? 77 : sl.tid;  // thread 77: no slices
+                ends.push_back({id, ph, tid, ts, by_time ? -1 : static_cast<std::int64_t>(at)});
+            }
+        }
+        std::size_t placed = 0;
+        const auto trace = [&](bool place) {
+            perfetto_trace pb;
+            pb.process_name(4, "Worker View");
+            for (std::size_t i = 0; i < slices.size(); ++i) {
+                const slice_spec& sl = slices[i];
+                pb.slice(pf_slice{"event", sl.name, 4, sl.tid, sl.ts, sl.dur, static_cast<std::int64_t>(i)}, {});
+            }
+            pb.end_of_slices();
+            std::vector<std::uint32_t> fingers;
+            for (std::size_t i = 0; i < ends.size(); ++i) {
+                const endpoint& e = ends[i];
+                if (i % 7 == 0) fingers.clear();  // a new chunk's
+                pf_backend::flow_place where;
+                if (place && pb.place_flow(4, e.tid, e.ts, e.bind_id, fingers, where)) {
+                    ++placed;
+                    pb.placed_flow(e.id, e.ph, e.ts, where);
+                } else {
+                    pb.flow(e.id, e.ph, 4, e.tid, e.ts, e.bind_id);
+                }
+            }
+            std::string bytes;
+            pf_backend& second = pb.write_ends([&](std::string_view b) { bytes.append(b); });
+            for (std::size_t i = 0; i < slices.size(); ++i) {
+                const slice_spec& sl = slices[i];
+                second.slice(pf_slice{"event", sl.name, 4, sl.tid, sl.ts, sl.dur, static_cast<std::int64_t>(i)}, {});
+            }
+            pb.finish();
+            return bytes;
+        };
+        const std::string bound_here = trace(false);
+        const std::string placed_there = trace(true);
+        REQUIRE(bound_here.size() > 1000);
+        CHECK(placed_there == bound_here);
+        CHECK(placed > ends.size() * 9 / 10);  // all but thread 77's
+        CHECK(placed < ends.size());
+        CHECK(decode_trace(placed_there).problems.empty());
+    }
+}
+
 TEST_CASE("perfetto_trace: a flow with one end on no slice: an instant there, the other end on its slice") {
     perfetto_trace pb;
     const auto all_slices = [](pf_backend& to) {
@@ -291,6 +364,120 @@ TEST_CASE("perfetto_trace: a second pass that is not the first is refused") {
     }
 }
 
+namespace {
+// Every call a backend gets, written out (texts by value).
+class call_log final : public pf_backend {
+public:
+    std::vector<std::string> calls;
+    std::vector<const char*> categories;  // where each slice's category was
+
+    void process_name(int pid, std::string_view name) override { log("process", pid, name); }
+    void thread_name(int pid, std::int64_t tid, std::string_view name) override { log("thread", pid, tid, name); }
+    void slice_span(const pf_slice& s, std::span<const pf_arg> args) override {
+        std::string line = fmt::format("slice {} {} {} {} {} {} {} {}", s.cat, s.name, s.pid, s.tid, s.ts_us, s.dur_us,
+                                       s.event_id, static_cast<int>(s.name_kind));
+        for (const pf_arg& a : args) {
+            line += fmt::format(" [{} {} {} {} {}]", a.name, static_cast<int>(a.kind), a.i, a.d, a.s);
+        }
+        calls.push_back(line);
+        categories.push_back(s.cat.data());
+    }
+    void flow(std::int64_t id, char ph, int pid, std::int64_t tid, double ts, std::int64_t bind_id) override {
+        log("flow", id, ph, pid, tid, ts, bind_id);
+    }
+    void counter(int pid, std::string_view name, double ts, std::int64_t value) override {
+        log("counter", pid, name, ts, value);
+    }
+    void counters_span(int pid, std::span<const dfx::convert::swimlane::trace::pf_point> points, double ts) override {
+        std::string line = fmt::format("counters {} {}", pid, ts);
+        for (const auto& [name, value] : points) line += fmt::format(" [{} {}]", name, value);
+        calls.push_back(line);
+    }
+
+private:
+    template <class... A>
+    void log(std::string_view what, const A&... a) {
+        std::string line(what);
+        ((line += fmt::format(" {}", a)), ...);
+        calls.push_back(line);
+    }
+};
+
+// A chunk's calls as the slice sections make them: literals, texts built
+// in a buffer that is reused (the same address, other bytes), a task's
+// label as a temporary, text args, counters of one and of several points.
+void chunk_calls(pf_backend& to) {
+    to.slice(pf_slice{"event", "a", 4, 10, 0.0, 1.0, -1, pf_slice::inline_text}, {});
+    to.slice(pf_slice{"event", "b", 4, 10, 1.0, 1.0, -1, pf_slice::inline_text}, {});
+    std::string reused;
+    for (int i = 0; i < 40; ++i) {
+        reused.assign(i % 3 == 0 ? "Sched" : i % 3 == 1 ? "Dispatch" : "Complete");
+        const std::string label = "QK(t" + std::to_string(i) + ")";
+        to.slice(pf_slice{"event", label, 4, 10 + i % 3, 1.5 * i, 0.25 * i, i, pf_slice::inline_text},
+                 {pf_arg::of("taskId", i), pf_arg::of_us("kernel-duration-us", 0.5 * i),
+                  pf_arg::of_text("kernel", reused)});
+        to.slice(pf_slice{"scheduler", reused, 2, 7, 1.5 * i, 1.0, -1}, {});
+        if (i % 4 == 0) to.counter(2, "shared_ready_queue AIC", 1.5 * i, i);
+        if (i % 5 == 0) {
+            to.counters(2, {{"ready AIC", i}, {"ready AIV", -i}, {reused, 2 * i}}, 1.5 * i + 0.5);
+        }
+    }
+    to.slice(pf_slice{"", "", 0, 0, 0.0, 0.0, -1}, {pf_arg::of_text("", "")});  // empty texts
+}
+}  // namespace
+
+TEST_CASE("pf_call_recorder: replayed, the second pass gets the calls the sections made, in order") {
+    // A section's chunks run on two threads and record their calls for the
+    // second pass (perfetto_calls.hpp); the encoder must get exactly what a
+    // direct call hands it, though the texts the sections passed are gone.
+    call_log direct;
+    chunk_calls(direct);
+    dfx::convert::swimlane::trace::pf_call_recorder part;
+    chunk_calls(part);
+    call_log replayed;
+    part.replay(replayed);
+    CHECK(replayed.calls.size() == 101);
+    CHECK(replayed.calls == direct.calls);
+    // A text passed again at the same address comes back at one address, so
+    // the encoder's interner finds it by address (the first two slices'
+    // category; the 83 slices' three categories at a few addresses).
+    REQUIRE(replayed.categories.size() == 83);
+    CHECK(replayed.categories[0] == replayed.categories[1]);
+    const std::set<const char*> categories(replayed.categories.begin(), replayed.categories.end());
+    CHECK(categories.size() < 20);
+    // Released, it records afresh.
+    part.release();
+    call_log empty;
+    part.replay(empty);
+    CHECK(empty.calls.empty());
+    chunk_calls(part);
+    call_log again;
+    part.replay(again);
+    CHECK(again.calls == direct.calls);
+    // Names and flows are not a chunk's calls in the second pass.
+    CHECK_THROWS_AS(part.process_name(1, "x"), std::logic_error);
+    CHECK_THROWS_AS(part.thread_name(1, 2, "x"), std::logic_error);
+    CHECK_THROWS_AS(part.flow(1, 's', 1, 2, 0.0, -1), std::logic_error);
+}
+
+TEST_CASE("pf_same_text: the same bytes, at any length, whichever byte differs") {
+    using dfx::convert::swimlane::trace::pf_same_text;
+    const std::string base = "kernel-duration-us, and more";
+    for (std::size_t n = 0; n <= base.size(); ++n) {
+        const std::string a = base.substr(0, n);
+        std::string b = a;  // the same bytes elsewhere
+        CHECK(pf_same_text(a, b));
+        if (n < base.size()) CHECK_FALSE(pf_same_text(a, base.substr(0, n + 1)));
+        for (std::size_t i = 0; i < n; ++i) {
+            std::string c = a;
+            c[i] = static_cast<char>(c[i] ^ 0x20);
+            CAPTURE(n);
+            CAPTURE(i);
+            CHECK_FALSE(pf_same_text(a, c));
+        }
+    }
+}
+
 TEST_CASE("recorded chunks: an error in a chunk, in its numbers or in the hand-over comes out once both threads stop") {
     // The protobuf first pass runs a section's chunks on two threads into
     // recorders and hands them in in order on this thread
@@ -324,4 +511,74 @@ TEST_CASE("recorded chunks: an error in a chunk, in its numbers or in the hand-o
         if (f == in_the_numbers) CHECK_THROWS_AS(run(), std::logic_error);
         if (f == in_the_hand_over) CHECK_THROWS_AS(run(), std::length_error);
     }
+    // The same in the second pass (the chunks' calls recorded whole).
+    for (const fault f : {in_a_chunk, in_the_numbers, in_the_hand_over}) {
+        CAPTURE(static_cast<int>(f));
+        test_support::scratch_dir dir;
+        dfx::convert::json_file_writer file(dir.file("t.pftrace"));
+        sw::trace_options opt;
+        opt.format = sw::trace_format::perfetto;
+        opt.warnings = nullptr;
+        opt.chunk_items = 2;
+        perfetto_trace pb;
+        const auto slice_of = [](std::size_t i, std::int64_t tid) {
+            return pf_slice{"event", "x", 4, tid, static_cast<double>(i), 1.0, static_cast<std::int64_t>(i)};
+        };
+        {
+            sw::trace::trace_context first(file, opt, 0, &pb);
+            first.in_chunks(100, [&](sw::trace::event_sink& ev, std::size_t i) { ev.slice(slice_of(i, 10), {}); });
+        }
+        pb.end_of_slices();
+        sw::trace::trace_context cx(file, opt, 0, &pb.write_ends([](std::string_view) {}));
+        std::int64_t counter = 0;
+        const auto body = [&](sw::trace::event_sink& ev, std::size_t i, std::int64_t& number,
+                              sw::trace::part_state&) {
+            if (f == in_a_chunk && i == 37) throw std::runtime_error("item 37 failed");
+            // A thread the first pass did not have: refused when handed in.
+            ev.slice(slice_of(i, f == in_the_hand_over && i == 41 ? 11 : 10), {});
+            number += f == in_the_numbers && i == 13 ? 2 : 1;
+        };
+        const auto run = [&] { cx.in_chunks(100, counter, [](std::size_t) { return 1; }, body); };
+        if (f == in_a_chunk) CHECK_THROWS_WITH_AS(run(), "item 37 failed", std::runtime_error);
+        if (f == in_the_numbers) CHECK_THROWS_AS(run(), std::logic_error);
+        if (f == in_the_hand_over) CHECK_THROWS_AS(run(), std::logic_error);
+    }
+}
+
+TEST_CASE("recorded chunks: however slow the backend, the other thread runs only a few chunks ahead of it") {
+    // The recorded calls waiting to be handed in stay a few chunks' worth
+    // (at 10^7 tasks the second pass's would otherwise pile up: its encoder
+    // is slower than the sections).
+    namespace sw = dfx::convert::swimlane;
+    struct slow_backend final : pf_backend {
+        std::atomic<std::size_t>* run = nullptr;
+        std::size_t handed = 0, most_ahead = 0;
+        void process_name(int, std::string_view) override {}
+        void thread_name(int, std::int64_t, std::string_view) override {}
+        void slice_span(const pf_slice&, std::span<const pf_arg>) override {
+            most_ahead = std::max(most_ahead, run->load() - handed++);
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+        }
+        void flow(std::int64_t, char, int, std::int64_t, double, std::int64_t) override {}
+        void counter(int, std::string_view, double, std::int64_t) override {}
+        void counters_span(int, std::span<const dfx::convert::swimlane::trace::pf_point>, double) override {}
+    };
+    test_support::scratch_dir dir;
+    dfx::convert::json_file_writer file(dir.file("t.pftrace"));
+    sw::trace_options opt;
+    opt.format = sw::trace_format::perfetto;
+    opt.warnings = nullptr;
+    opt.chunk_items = 4;
+    std::atomic<std::size_t> run{0};
+    slow_backend slow;
+    slow.run = &run;
+    sw::trace::trace_context cx(file, opt, 0, &slow);
+    cx.in_chunks(400, [&](sw::trace::event_sink& ev, std::size_t i) {
+        ++run;
+        ev.slice(pf_slice{"event", "x", 4, 10, static_cast<double>(i), 1.0, -1}, {});
+    });
+    CHECK(slow.handed == 400);
+    // Each slice handed in: at most the chunks this thread and the other one
+    // may have run (the one handed in, 8 ahead, one running here) past it.
+    CHECK(slow.most_ahead <= 10 * opt.chunk_items);
 }

@@ -249,7 +249,8 @@ TEST_CASE("SPMD tasks: _spmd label and one arrow from the earliest slice per fun
 
 TEST_CASE("the conformance traces are the same bytes whatever the chunk size, in either format") {
     // Sections are formatted in chunks on two threads (for the protobuf
-    // backend's first pass: recorded so and handed in in chunk order);
+    // backend: recorded so and handed in in chunk order, in both passes,
+    // the first pass's flows placed on their slices where they run);
     // chunks of 1 and 3 items put every boundary between threads (and under
     // TSan, every shared read), and must not change a byte. In Perfetto's
     // format every slice closes and no flow is dropped.

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -24,6 +25,11 @@
 #include <string>
 #include <string_view>
 #include <utility>
+
+// A field's bytes are put together by a lambda (put() below); inlined
+// too, or its key is computed at run time, call by call. (A GNU attribute:
+// the standard's [[...]] form does not apply to a lambda's call.)
+#define DFX_PB_INLINE __attribute__((always_inline))
 
 namespace dfx::convert {
 
@@ -53,7 +59,8 @@ public:
     }
 
     // Writes `v` as a varint at `p` (room for 10 bytes); returns its size.
-    static std::size_t put_varint(char* p, std::uint64_t v) {
+    // (Inlined with the field writers below: a key is then a constant.)
+    [[gnu::always_inline]] static std::size_t put_varint(char* p, std::uint64_t v) {
         std::size_t n = 0;
         while (v >= 0x80) {
             p[n++] = static_cast<char>((v & 0x7F) | 0x80);
@@ -62,31 +69,39 @@ public:
         p[n++] = static_cast<char>(v);
         return n;
     }
-    static std::size_t put_key(char* p, std::uint32_t field, wire_type type) {
+    [[gnu::always_inline]] static std::size_t put_key(char* p, std::uint32_t field, wire_type type) {
         return put_varint(p, (static_cast<std::uint64_t>(field) << 3) | type);
     }
 
-    // (Each field is written by one put(): the writer writes hundreds of
-    // millions of small fields.)
+    // (Each field is written by one put(), inlined where it is called: the
+    // writer writes hundreds of millions of small fields, nearly all with a
+    // field number known at compile time, whose key then folds to a
+    // constant store.)
     void raw_varint(std::uint64_t v) {
-        put<10>([&](char* p) { return put_varint(p, v); });
+        put<10>([&](char* p) DFX_PB_INLINE { return put_varint(p, v); });
     }
     void key(std::uint32_t field, wire_type type) { raw_varint((static_cast<std::uint64_t>(field) << 3) | type); }
 
     // uint32/uint64/bool/enum, and int32/int64 (negative values take 10
     // bytes, as protobuf's int64 does: the fields used here are never negative
     // in practice).
-    void varint(std::uint32_t field, std::uint64_t v) {
-        put<20>([&](char* p) {
+    [[gnu::always_inline]] void varint(std::uint32_t field, std::uint64_t v) {
+        put<20>([&](char* p) DFX_PB_INLINE {
             const std::size_t k = put_key(p, field, wire_varint);
             return k + put_varint(p + k, v);
         });
     }
-    void int64(std::uint32_t field, std::int64_t v) { varint(field, static_cast<std::uint64_t>(v)); }
-    void fixed64(std::uint32_t field, std::uint64_t v) {
-        put<18>([&](char* p) {
+    [[gnu::always_inline]] void int64(std::uint32_t field, std::int64_t v) {
+        varint(field, static_cast<std::uint64_t>(v));
+    }
+    [[gnu::always_inline]] void fixed64(std::uint32_t field, std::uint64_t v) {
+        put<18>([&](char* p) DFX_PB_INLINE {
             const std::size_t k = put_key(p, field, wire_fixed64);
-            for (std::size_t i = 0; i < 8; ++i) p[k + i] = static_cast<char>((v >> (8 * i)) & 0xFF);
+            if constexpr (std::endian::native == std::endian::little) {
+                std::memcpy(p + k, &v, 8);  // (the wire's byte order)
+            } else {
+                for (std::size_t i = 0; i < 8; ++i) p[k + i] = static_cast<char>((v >> (8 * i)) & 0xFF);
+            }
             return k + 8;
         });
     }
@@ -97,7 +112,7 @@ public:
         fixed64(field, bits);
     }
     void string(std::uint32_t field, std::string_view s) {
-        put<20>([&](char* p) {
+        put<20>([&](char* p) DFX_PB_INLINE {
             const std::size_t k = put_key(p, field, wire_length);
             return k + put_varint(p + k, s.size());
         });
@@ -110,16 +125,28 @@ public:
 
     // A nested message: begin(field), its fields, end(). Nesting is allowed;
     // end them innermost first.
-    [[nodiscard]] open_message begin(std::uint32_t field) {
-        put<11>([&](char* p) {
+    [[nodiscard, gnu::always_inline]] open_message begin(std::uint32_t field) {
+        put<11>([&](char* p) DFX_PB_INLINE {
             const std::size_t k = put_key(p, field, wire_length);
             p[k] = '\0';  // one length byte, widened by end() if needed
             return k + 1;
         });
         return {out_.size() - 1};
     }
-    void end(open_message m) {
+    [[gnu::always_inline]] void end(open_message m) {
         const std::size_t body = out_.size() - m.length_at - 1;
+        if (body < 0x80) {  // nearly every message: its one length byte
+            out_[m.length_at] = static_cast<char>(body);
+            return;
+        }
+        end_long(m, body);
+    }
+
+    [[nodiscard]] std::size_t size() const noexcept { return out_.size(); }
+
+private:
+    // end() of a message of 128 bytes or more: the body moved up.
+    [[gnu::noinline]] void end_long(open_message m, std::size_t body) {
         const std::size_t n = varint_size(body);
         if (n > 1) out_.insert(m.length_at + 1, n - 1, '\0');
         std::uint64_t v = body;
@@ -129,9 +156,6 @@ public:
         }
     }
 
-    [[nodiscard]] std::size_t size() const noexcept { return out_.size(); }
-
-private:
     // The bytes `fill(p)` writes at p (at most N; it returns how many),
     // written straight into a byte_buffer's tail, or put together on the
     // stack and appended. (Not on the stack for a byte_buffer: bytes stored
@@ -189,7 +213,7 @@ private:
     void ensure(std::size_t n) {
         if (capacity_ - size_ < n) grow(n);
     }
-    void grow(std::size_t n) {
+    [[gnu::noinline]] void grow(std::size_t n) {  // (rare: kept out of every inlined field)
         const std::size_t capacity = std::max({2 * capacity_, size_ + n, std::size_t{1} << 16});
         std::unique_ptr<char[]> bigger(new char[capacity]);
         if (size_ != 0) std::memcpy(bigger.get(), data_.get(), size_);
@@ -201,3 +225,5 @@ private:
 };
 
 }  // namespace dfx::convert
+
+#undef DFX_PB_INLINE

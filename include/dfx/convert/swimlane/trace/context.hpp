@@ -28,6 +28,7 @@
 #include "dfx/convert/swimlane/time_window.hpp"
 #include "dfx/convert/swimlane/trace/event_shapes.hpp"
 #include "dfx/convert/swimlane/trace/index.hpp"
+#include "dfx/convert/swimlane/trace/perfetto_calls.hpp"
 #include "dfx/convert/swimlane/trace/perfetto_skeletons.hpp"
 
 namespace dfx::convert::swimlane {
@@ -100,14 +101,16 @@ public:
     // the section runs.
     template <class NumbersOf, class Body>
     void in_chunks(std::size_t n, std::int64_t& counter, NumbersOf&& numbers_of, Body&& body) {
-        if (ev.protobuf() && !ev.window() && ev.protobuf()->wants_skeletons_only()) {
-            return skeletons_in_chunks(n, counter, numbers_of, body);
+        if (ev.protobuf() && !ev.window()) {
+            if (ev.protobuf()->wants_skeletons_only()) {
+                return recorded_in_chunks<pf_skeleton_recorder>(n, counter, numbers_of, body);
+            }
+            return recorded_in_chunks<pf_call_recorder>(n, counter, numbers_of, body);
         }
-        if (ev.protobuf() || ev.window()) {
-            // The protobuf backend's second pass goes to it in item order:
-            // one thread, drawing from the counter directly. A
-            // window keeps state across items (a counter's value in force
-            // at START, a flow's start): one thread too.
+        if (ev.window()) {
+            // A window keeps state across items (a counter's value in force
+            // at START, a flow's start): one thread, in item order, drawing
+            // from the counter directly.
             part_state state;
             io_progress::stage_ticker shown(ev.count());
             for (std::size_t i = 0; i < n; ++i) {
@@ -148,28 +151,40 @@ public:
     }
 
 private:
-    // The protobuf backend's first pass over a section: chunks run on
-    // two threads into recorders of what that pass keeps
-    // (perfetto_skeletons.hpp), handed to it in chunk order on this thread
-    // as they are done, so that few wait. The same calls in the same order
-    // as one thread would make, each chunk drawing its numbers from where
-    // the counting pass put it (as format_in_order does).
-    template <class NumbersOf, class Body>
-    void skeletons_in_chunks(std::size_t n, std::int64_t& counter, NumbersOf&& numbers_of, Body&& body) {
+    // A section for the protobuf backend: chunks run on two threads into
+    // recorders of the calls its pass keeps (perfetto_skeletons.hpp for the
+    // first, perfetto_calls.hpp for the second), handed to it in chunk
+    // order on this thread as they are done. The same calls in the same
+    // order as one thread would make, each chunk drawing its numbers from
+    // where the counting pass put it (as format_in_order does).
+    //
+    // This thread hands in whatever is done before it runs a chunk itself:
+    // the backend's work is the longer (the second pass encodes every
+    // packet), so the other thread mostly runs the chunks and this one
+    // mostly hands them in. That thread runs at most `ahead` chunks past
+    // the last one handed in, so the recorded calls waiting stay a few
+    // chunks' worth however slow the backend is.
+    template <class Recorder, class NumbersOf, class Body>
+    void recorded_in_chunks(std::size_t n, std::int64_t& counter, NumbersOf&& numbers_of, Body&& body) {
         const std::vector<item_chunk> chunks =
             numbered_chunks(n, std::max<std::size_t>(opt.chunk_items, 1), counter, numbers_of);
         struct part {
-            pf_skeleton_recorder calls;
+            Recorder calls;
             std::size_t events = 0, hb_violations = 0;
             std::exception_ptr error;
             std::atomic<bool> done{false};
         };
+        constexpr std::size_t ahead = 8;
         std::unique_ptr<part[]> parts(new part[chunks.size()]);
         std::atomic<std::size_t> next{0};
         std::atomic<bool> failed{false};
+        std::atomic<std::size_t> runs_below{ahead};  // the other thread runs chunks below it
         const auto run = [&](std::size_t k) {
             part& p = parts[k];
             try {
+                if constexpr (requires { p.calls.place_flows_with(ev.protobuf()); }) {
+                    p.calls.place_flows_with(ev.protobuf());
+                }
                 json_buffer unused;
                 event_sink sink(unused, &p.calls);
                 part_state state;
@@ -185,10 +200,15 @@ private:
                 failed = true;
             }
             p.done.store(true, std::memory_order_release);
+            p.done.notify_all();
         };
         std::size_t handed = 0;  // chunks handed to the backend
+        const auto let_run = [&](std::size_t below) {
+            runs_below.store(below);
+            runs_below.notify_all();
+        };
         const auto hand_done = [&] {
-            for (; handed < chunks.size() && parts[handed].done.load(std::memory_order_acquire); ++handed) {
+            while (handed < chunks.size() && parts[handed].done.load(std::memory_order_acquire)) {
                 part& p = parts[handed];
                 if (p.error) std::rethrow_exception(p.error);
                 p.calls.replay(*ev.protobuf());
@@ -196,23 +216,41 @@ private:
                 io_progress::add_stage_items(p.events);
                 summary.hb_violations += p.hb_violations;
                 p.calls.release();
+                let_run(++handed + ahead);  // one more may run as soon as this one is in
             }
         };
         std::thread helper([&] {
-            for (std::size_t k; !failed && (k = next.fetch_add(1)) < chunks.size();) run(k);
-        });
-        try {
             for (std::size_t k; !failed && (k = next.fetch_add(1)) < chunks.size();) {
+                for (std::size_t below; k >= (below = runs_below.load());) runs_below.wait(below);
+                if (failed) break;
                 run(k);
+            }
+        });
+        const auto stop_helper = [&] {
+            let_run(~std::size_t{0});
+            helper.join();
+        };
+        try {
+            for (;;) {
                 hand_done();
+                if (handed == chunks.size() || failed) break;
+                if (const std::size_t k = next.fetch_add(1); k < chunks.size()) {
+                    run(k);
+                } else {
+                    parts[handed].done.wait(false);  // the other thread runs it
+                }
             }
         } catch (...) {
             failed = true;
-            helper.join();
+            stop_helper();
             throw;
         }
-        helper.join();
-        hand_done();
+        stop_helper();
+        // A chunk failed: its error, or the first one's (a chunk taken after
+        // the failure may not have run).
+        for (std::size_t k = 0; k < chunks.size(); ++k) {
+            if (parts[k].error) std::rethrow_exception(parts[k].error);
+        }
         if (handed != chunks.size()) throw std::logic_error("trace_context: a chunk was not handed in");
     }
 

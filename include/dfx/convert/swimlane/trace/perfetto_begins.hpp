@@ -203,11 +203,10 @@ public:
         const std::uint32_t track = counter_track(pid, name);
         counter_event(pf_ns(ts_us), &track, &value, 1);
     }
-    void counters(int pid, std::initializer_list<std::pair<std::string_view, std::int64_t>> points,
-                  double ts_us) override {
+    void counters_span(int pid, std::span<const pf_point> points, double ts_us) override {
         // The same tracks as the last call (a run of phases)? Else look them up.
         bool same = pid == last_pid_ && points.size() == last_names_.size();
-        for (std::size_t i = 0; same && i < points.size(); ++i) same = (points.begin() + i)->first == last_names_[i];
+        for (std::size_t i = 0; same && i < points.size(); ++i) same = pf_same_text(points[i].first, last_names_[i]);
         if (!same) {
             last_tracks_.clear();
             last_names_.clear();
@@ -253,7 +252,7 @@ public:
     }
 
     // Opens a packet at `ts` on the sequence, for a track event.
-    static basic_protobuf_writer<byte_buffer>::open_message packet(basic_protobuf_writer<byte_buffer>& w,
+    [[gnu::always_inline]] static basic_protobuf_writer<byte_buffer>::open_message packet(basic_protobuf_writer<byte_buffer>& w,
                                                                     std::int64_t ts) {
         const auto p = w.begin(pf::trace_packet);
         w.varint(pf::packet::timestamp, static_cast<std::uint64_t>(ts));

@@ -11,12 +11,16 @@
 //            {pf_arg::of("taskId", 7), pf_arg::of_us("kernel-duration-us", 1.5)});
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <iterator>
 #include <span>
+#include <stdexcept>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace dfx::convert::swimlane::trace {
 
@@ -117,6 +121,29 @@ struct pf_arg {
     static pf_arg of_text(std::string_view n, std::string_view v) { return {n, text, 0, 0, v}; }
 };
 
+// Whether two texts hold the same bytes. The backend compares short names
+// (a category, an arg's, a counter's) tens of millions of times: inline
+// 8-byte words, not a call to memcmp per name.
+inline bool pf_same_text(std::string_view a, std::string_view b) noexcept {
+    if (a.size() != b.size()) return false;
+    const char* x = a.data();
+    const char* y = b.data();
+    std::size_t n = a.size();
+    for (; n >= 8; x += 8, y += 8, n -= 8) {
+        std::uint64_t u = 0, v = 0;
+        std::memcpy(&u, x, 8);
+        std::memcpy(&v, y, 8);
+        if (u != v) return false;
+    }
+    for (; n != 0; ++x, ++y, --n) {
+        if (*x != *y) return false;
+    }
+    return true;
+}
+
+// A counter point: its track's name (in its process) and its value.
+using pf_point = std::pair<std::string_view, std::int64_t>;
+
 // A slice as the sections describe it (times in µs, as in the JSON view).
 struct pf_slice {
     std::string_view cat;
@@ -151,8 +178,25 @@ public:
     // A point of the counter track `name` of process `pid`.
     virtual void counter(int pid, std::string_view name, double ts_us, std::int64_t value) = 0;
     // Points of several counter tracks at one time (one packet).
-    virtual void counters(int pid, std::initializer_list<std::pair<std::string_view, std::int64_t>> points,
-                          double ts_us) = 0;
+    virtual void counters_span(int pid, std::span<const pf_point> points, double ts_us) = 0;
+    // The first pass's flow endpoints, placed on the thread that runs their
+    // chunk (perfetto_skeletons.hpp): once every slice is in, where an
+    // endpoint lands (its track and the slice it binds to) is a lookup that
+    // changes nothing. `fingers` is the caller's (where its last searches
+    // landed). False if it cannot be placed so: it is then handed in as a
+    // flow() and placed by the backend's own thread.
+    struct flow_place {
+        std::uint32_t track = 0, slice = 0;
+    };
+    [[nodiscard]] virtual bool place_flow(int /*pid*/, std::int64_t /*tid*/, double /*ts_us*/,
+                                          std::int64_t /*bind_id*/, std::vector<std::uint32_t>& /*fingers*/,
+                                          flow_place& /*place*/) const {
+        return false;
+    }
+    // A flow endpoint that place_flow() placed, handed in in its turn.
+    virtual void placed_flow(std::int64_t /*id*/, char /*ph*/, double /*ts_us*/, flow_place /*place*/) {
+        throw std::logic_error("pf_backend: a placed flow where none can be placed");
+    }
     // True while only slices' skeletons, counters' tracks and flow endpoints
     // matter (the first pass): the sections' chunks may then be recorded on
     // other threads and handed in later (perfetto_skeletons.hpp).
@@ -161,6 +205,9 @@ public:
     template <class Args = std::initializer_list<pf_arg>>
     void slice(const pf_slice& s, const Args& args = {}) {
         slice_span(s, std::span<const pf_arg>(std::data(args), std::size(args)));
+    }
+    void counters(int pid, std::initializer_list<pf_point> points, double ts_us) {
+        counters_span(pid, std::span<const pf_point>(points.begin(), points.size()), ts_us);
     }
 };
 

@@ -135,6 +135,12 @@ public:
     // written); none if no slice holds it.
     [[nodiscard]] std::uint32_t bind(const pf_slice_table& table, std::uint32_t track, std::int64_t ts,
                                      std::int64_t bind_id) {
+        return bind(table, track, ts, bind_id, fingers_);
+    }
+    // The same, from any thread once indexed: `fingers` (one per track,
+    // the caller's) is where each track's last search landed.
+    [[nodiscard]] std::uint32_t bind(const pf_slice_table& table, std::uint32_t track, std::int64_t ts,
+                                     std::int64_t bind_id, std::vector<std::uint32_t>& fingers) const {
         const std::vector<pf_slice_rec>& slices = table.records();
         if (bind_id >= 0 && bind_id <= max_id_) {
             const id_entry e = by_id_[static_cast<std::size_t>(bind_id)];
@@ -144,7 +150,8 @@ public:
         // The last slice of the track beginning at or before ts, going back
         // past the ones that end before it (few: lanes rarely nest).
         const auto lo = slices.begin() + track_start_[track];
-        auto hi = slices.begin() + after(slices, track, ts);
+        if (fingers.size() < track_start_.size()) fingers.resize(track_start_.size(), 0);
+        auto hi = slices.begin() + after(slices, track, ts, fingers[track]);
         for (int steps = 0; hi != lo && steps < 64; ++steps) {
             --hi;
             if (table.end_of(*hi) >= ts) return static_cast<std::uint32_t>(hi - slices.begin());
@@ -156,9 +163,9 @@ public:
     // A track's endpoints mostly come in time order: the search gallops out
     // from where the track's last one landed, reading a few slices near it
     // instead of a binary search's cold ones across the run.
-    std::uint32_t after(const std::vector<pf_slice_rec>& slices, std::uint32_t track, std::int64_t ts) {
+    std::uint32_t after(const std::vector<pf_slice_rec>& slices, std::uint32_t track, std::int64_t ts,
+                        std::uint32_t& finger) const {
         const std::uint32_t lo = track_start_[track], hi = track_start_[track + 1];
-        std::uint32_t& finger = fingers_[track];
         finger = std::clamp(finger, lo, hi);
         std::uint32_t from = lo, to = hi;  // the answer is in [from, to]
         if (finger < hi && slices[finger].begin <= ts) {

@@ -141,29 +141,40 @@ public:
     }
     // After the last slice (before the first flow): the slices are indexed
     // for the flows.
+    // After every slice: the slices are indexed for the flows, which may
+    // now be placed on other threads (place_flow()).
     void end_of_slices() {
-        if (!binder_.indexed()) binder_.index(slices_, tracks_.size());
+        if (binder_.indexed()) return;
+        binder_.index(slices_, tracks_.size());
+        placeable_threads_.assign(threads_.begin(), threads_.end());
+        std::sort(placeable_threads_.begin(), placeable_threads_.end());
     }
     // A flow endpoint, after every slice: it is bound now.
     void flow(std::int64_t id, char ph, int pid, std::int64_t tid, double ts_us, std::int64_t bind_id) override {
-        if (id < 0 || id >= std::int64_t{1} << 31) throw std::length_error("perfetto_trace: flow id out of range");
-        const std::uint32_t tagged = static_cast<std::uint32_t>(id) | (ph == 's' ? starts_bit : 0u);
         const std::uint32_t track = thread_track(pid, tid);
         if (!binder_.indexed()) binder_.index(slices_, tracks_.size());
         const std::int64_t ts = std::max<std::int64_t>(ns(ts_us), 0);
-        const std::uint32_t s = binder_.bind(slices_, track, ts, bind_id);
-        pf_narrow<std::uint32_t>(flows_.links() + 2, "flows");  // (grouped with 32-bit offsets)
-        if (s == pf_flow_binder::none) orphans_.push_back({ts, track, tagged});
-        before_growing(flows_.froms(), 2);
-        before_growing(flows_.tos(), 2);
-        flows_.add(static_cast<std::uint32_t>(id), ph == 's', s == pf_flow_binder::none ? pf_slice_flows::absent : s);
-        ahead_.wrote(ahead_froms_, flows_.links() * sizeof(std::uint32_t));
-        ahead_.wrote(ahead_tos_, flows_.links() * sizeof(std::uint32_t));
+        add_flow(id, ph, track, ts, binder_.bind(slices_, track, ts, bind_id));
+    }
+    // Any thread, after end_of_slices(), while flows come: a lookup in
+    // tables that no longer change (the threads that had slices then; a
+    // flow on another thread is placed by flow()).
+    [[nodiscard]] bool place_flow(int pid, std::int64_t tid, double ts_us, std::int64_t bind_id,
+                                  std::vector<std::uint32_t>& fingers, flow_place& place) const override {
+        const std::uint64_t key = pf_thread_key(pid, tid);
+        const auto found =
+            std::lower_bound(placeable_threads_.begin(), placeable_threads_.end(), std::pair(key, std::uint32_t{0}));
+        if (found == placeable_threads_.end() || found->first != key) return false;
+        place.track = found->second;
+        place.slice = binder_.bind(slices_, place.track, std::max<std::int64_t>(ns(ts_us), 0), bind_id, fingers);
+        return true;
+    }
+    void placed_flow(std::int64_t id, char ph, double ts_us, flow_place place) override {
+        add_flow(id, ph, place.track, std::max<std::int64_t>(ns(ts_us), 0), place.slice);
     }
     // Counter points: their tracks (the points are the second pass's).
     void counter(int pid, std::string_view name, double, std::int64_t) override { counter_track(pid, name); }
-    void counters(int pid, std::initializer_list<std::pair<std::string_view, std::int64_t>> points,
-                  double) override {
+    void counters_span(int pid, std::span<const pf_point> points, double) override {
         for (const auto& point : points) counter_track(pid, point.first);
     }
     [[nodiscard]] bool wants_skeletons_only() const noexcept override { return !begins_; }
@@ -253,6 +264,19 @@ private:
         std::uint32_t tagged;  // the flow id, starts_bit set for a start
     };
     static constexpr std::uint32_t starts_bit = 1u << 31;
+
+    // A flow endpoint on `track` at `ts`, bound to slice `s` (or none).
+    void add_flow(std::int64_t id, char ph, std::uint32_t track, std::int64_t ts, std::uint32_t s) {
+        if (id < 0 || id >= std::int64_t{1} << 31) throw std::length_error("perfetto_trace: flow id out of range");
+        const std::uint32_t tagged = static_cast<std::uint32_t>(id) | (ph == 's' ? starts_bit : 0u);
+        pf_narrow<std::uint32_t>(flows_.links() + 2, "flows");  // (grouped with 32-bit offsets)
+        if (s == pf_flow_binder::none) orphans_.push_back({ts, track, tagged});
+        before_growing(flows_.froms(), 2);
+        before_growing(flows_.tos(), 2);
+        flows_.add(static_cast<std::uint32_t>(id), ph == 's', s == pf_flow_binder::none ? pf_slice_flows::absent : s);
+        ahead_.wrote(ahead_froms_, flows_.links() * sizeof(std::uint32_t));
+        ahead_.wrote(ahead_tos_, flows_.links() * sizeof(std::uint32_t));
+    }
 
     // Slices of one track must nest: a begin / end stream cannot say that
     // two slices overlap partly (the JSON view can, e.g. the Scheduler View's
@@ -431,6 +455,7 @@ private:
     std::vector<track_rec> tracks_;
     std::unordered_map<int, std::uint32_t> processes_;
     std::unordered_map<std::uint64_t, std::uint32_t> threads_;
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> placeable_threads_;  // threads_ at end_of_slices(), sorted
     struct thread_slot {
         std::uint64_t key = 0;
         std::uint32_t index = ~0u;

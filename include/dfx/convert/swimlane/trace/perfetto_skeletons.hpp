@@ -2,9 +2,10 @@
 // backend's first pass, recorded on the thread that formats the chunk and
 // handed to the backend later, in chunk order (trace_context::in_chunks).
 // The first pass keeps only each slice's skeleton (thread, times, event id),
-// each counter point's track and each flow endpoint (bound to a skeleton
-// when it is handed in), so only those are recorded: names and args are the
-// second pass's, which runs the slice sections again.
+// each counter point's track and each flow endpoint (bound to a skeleton:
+// here, once the slices are in, or when it is handed in), so only those are
+// recorded: names and args are the second pass's, which runs the slice
+// sections again.
 //
 //   pf_skeleton_recorder part;                    // one per chunk
 //   event_sink ev(scratch, &part);                // the chunk's items write to it
@@ -34,11 +35,20 @@ public:
         calls_.push_back({call::slice, s.pid, s.tid, s.ts_us, s.dur_us, s.event_id});
     }
     void counter(int pid, std::string_view name, double, std::int64_t) override { note_track(pid, name); }
-    void counters(int pid, std::initializer_list<std::pair<std::string_view, std::int64_t>> points,
-                  double) override {
+    void counters_span(int pid, std::span<const pf_point> points, double) override {
         for (const auto& point : points) note_track(pid, point.first);
     }
+    // Places flows with `backend`'s place_flow() as they come (on this
+    // chunk's thread), or leaves them all to it (null).
+    void place_flows_with(const pf_backend* backend) noexcept { placer_ = backend; }
+
     void flow(std::int64_t id, char ph, int pid, std::int64_t tid, double ts_us, std::int64_t bind_id) override {
+        flow_place place;
+        if (placer_ && placer_->place_flow(pid, tid, ts_us, bind_id, fingers_, place)) {
+            calls_.push_back({ph == 's' ? call::placed_start : call::placed_end, 0, place.track, ts_us,
+                              static_cast<double>(id), place.slice});
+            return;
+        }
         calls_.push_back({ph == 's' ? call::flow_start : call::flow_end, pid, tid, ts_us, static_cast<double>(id),
                           bind_id});
     }
@@ -51,6 +61,9 @@ public:
         for (const call& c : calls_) {
             if (c.kind == call::slice) {
                 to.slice(pf_slice{{}, {}, c.pid, c.tid, c.ts_us, c.dur_us, c.event_id});
+            } else if (c.kind == call::placed_start || c.kind == call::placed_end) {
+                to.placed_flow(static_cast<std::int64_t>(c.dur_us), c.kind == call::placed_start ? 's' : 'f', c.ts_us,
+                               {static_cast<std::uint32_t>(c.tid), static_cast<std::uint32_t>(c.event_id)});
             } else if (c.kind != call::counter_track) {
                 to.flow(static_cast<std::int64_t>(c.dur_us), c.kind == call::flow_start ? 's' : 'f', c.pid, c.tid,
                         c.ts_us, c.event_id);
@@ -65,24 +78,25 @@ public:
     void release() {
         std::vector<call>().swap(calls_);
         std::vector<std::pair<int, std::string>>().swap(tracks_);
+        std::vector<std::uint32_t>().swap(fingers_);
         last_ = ~std::size_t{0};
     }
 
 private:
     struct call {
-        enum kind_t : std::uint8_t { slice, counter_track, flow_start, flow_end } kind;
+        enum kind_t : std::uint8_t { slice, counter_track, flow_start, flow_end, placed_start, placed_end } kind;
         int pid;
-        std::int64_t tid;  // a counter track: its index in tracks_
+        std::int64_t tid;  // a counter track: its index in tracks_; a placed flow: its track
         double ts_us, dur_us;  // a flow: its id in dur_us (exact: ids are below 2^31)
-        std::int64_t event_id;  // a flow: its bind id
+        std::int64_t event_id;  // a flow: its bind id; a placed one: its slice
     };
     // A counter track, once per chunk (the first pass only registers
     // tracks, in the order they first appear); the last one is checked
     // first, as a phase's points come in runs on the same tracks.
     void note_track(int pid, std::string_view name) {
-        if (last_ != ~std::size_t{0} && tracks_[last_].first == pid && tracks_[last_].second == name) return;
+        if (last_ != ~std::size_t{0} && tracks_[last_].first == pid && pf_same_text(tracks_[last_].second, name)) return;
         for (std::size_t i = 0; i < tracks_.size(); ++i) {
-            if (tracks_[i].first == pid && tracks_[i].second == name) {
+            if (tracks_[i].first == pid && pf_same_text(tracks_[i].second, name)) {
                 last_ = i;
                 return;
             }
@@ -97,6 +111,8 @@ private:
     std::vector<call> calls_;
     std::vector<std::pair<int, std::string>> tracks_;  // the chunk's counter tracks
     std::size_t last_ = ~std::size_t{0};
+    const pf_backend* placer_ = nullptr;
+    std::vector<std::uint32_t> fingers_;  // place_flow()'s, per track
 };
 
 }  // namespace dfx::convert::swimlane::trace

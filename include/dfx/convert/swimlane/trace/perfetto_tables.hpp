@@ -28,6 +28,8 @@
 #include <utility>
 #include <vector>
 
+#include "dfx/convert/swimlane/trace/perfetto_fields.hpp"
+
 namespace dfx::convert::swimlane::trace {
 
 // `v` as the narrow field type T, or an error naming `what` (T's all-ones
@@ -53,7 +55,18 @@ public:
         // a text seen at the same address as before is looked up by that
         // address and compared, not hashed (tens of millions of args).
         recent& r = cache_[((reinterpret_cast<std::uintptr_t>(s.data()) >> 3) ^ s.size()) % cache_size];
-        if (r.data == s.data() && r.iid != 0 && order[r.iid - 1] == s) return r.iid;
+        if (r.data == s.data() && r.iid != 0 && pf_same_text(order[r.iid - 1], s)) return r.iid;
+        return looked_up(s, r);
+    }
+
+private:
+    struct recent {
+        const char* data = nullptr;
+        std::uint32_t iid = 0;
+    };
+    // A text not found at its address: hashed (kept out of intern(), which
+    // is then a few instructions where it is called).
+    [[gnu::noinline]] std::uint32_t looked_up(std::string_view s, recent& r) {
         r.data = s.data();
         const auto found = ids_.find(s);
         if (found != ids_.end()) return r.iid = found->second;
@@ -64,7 +77,6 @@ public:
         return r.iid = iid;
     }
 
-private:
     std::string_view keep(std::string_view text) {
         if (text.size() > left_) {
             const std::size_t size = std::max<std::size_t>(text.size(), std::size_t{1} << 16);
@@ -78,10 +90,6 @@ private:
         left_ -= text.size();
         return kept;
     }
-    struct recent {
-        const char* data = nullptr;
-        std::uint32_t iid = 0;
-    };
     static constexpr std::size_t cache_size = 64;
     std::array<recent, cache_size> cache_{};
     std::unordered_map<std::string_view, std::uint32_t> ids_;
