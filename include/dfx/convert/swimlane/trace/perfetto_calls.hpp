@@ -96,6 +96,7 @@ public:
         std::vector<arg>().swap(args_);
         std::vector<point>().swap(points_);
         std::string().swap(chars_);
+        std::vector<text>().swap(distinct_);
         std::vector<pf_arg>().swap(args_out_);
         std::vector<pf_point>().swap(points_out_);
         seen_.fill({});
@@ -146,14 +147,22 @@ private:
         return t;
     }
     // A text the sections hand in again and again (a category, a phase's
-    // name, an arg's name): most are string literals, so the same address.
+    // name, an arg's name): most are string literals, so the same address,
+    // looked up by it first; else by its bytes among the chunk's first
+    // distinct ones, so that equal texts come back at one address however
+    // the addresses fall in the table.
     text kept(std::string_view s) {
         seen& e = seen_[((reinterpret_cast<std::uintptr_t>(s.data()) >> 3) ^ s.size()) % seen_.size()];
         if (e.from == s.data() && pf_same_text(view(e.t), s)) {
             return e.t;
         }
         e.from = s.data();
-        return e.t = copied(s);
+        for (const text t : distinct_) {
+            if (pf_same_text(view(t), s)) return e.t = t;
+        }
+        e.t = copied(s);
+        if (distinct_.size() < max_distinct) distinct_.push_back(e.t);
+        return e.t;
     }
     [[nodiscard]] std::string_view view(text t) const noexcept { return {chars_.data() + t.at, t.size}; }
 
@@ -169,7 +178,9 @@ private:
     std::vector<arg> args_;
     std::vector<point> points_;
     std::string chars_;
-    std::array<seen, 256> seen_{};  // (few texts repeat in a chunk: few collide)
+    std::array<seen, 64> seen_{};
+    static constexpr std::size_t max_distinct = 64;
+    std::vector<text> distinct_;  // the chunk's first distinct kept texts
     std::vector<pf_arg> args_out_;      // the call being replayed
     std::vector<pf_point> points_out_;  // ...
 };

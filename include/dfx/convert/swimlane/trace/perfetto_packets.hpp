@@ -76,6 +76,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <initializer_list>
 #include <map>
@@ -84,6 +85,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -178,6 +180,9 @@ public:
         for (const auto& point : points) counter_track(pid, point.first);
     }
     [[nodiscard]] bool wants_skeletons_only() const noexcept override { return !begins_; }
+    // Slices per block of ENDs encoded on one thread (write_ends()); the
+    // bytes do not depend on it (tests use tiny blocks).
+    void end_block(std::size_t slices) noexcept { end_block_ = slices; }
     [[nodiscard]] std::size_t slices() const noexcept { return fold_.count; }
 
     // Ends the first pass, after the flows: nests the slices (overflow
@@ -210,14 +215,8 @@ public:
             w.end(p);
         }
         for (std::size_t i = 0; i < tracks_.size(); ++i) write_descriptor(w, i);
-        // Backwards in nesting order: at one end, the innermost first.
-        for (std::size_t i = slices_.size(); i-- > 0;) {
-            const slice_rec& s = slices_[i];
-            if (s.length != 0) {
-                perfetto_begins::end_event(w, slices_.end_of(s), s.track, static_cast<std::uint32_t>(i), flows_);
-            }
-            maybe_flush();
-        }
+        flush();
+        write_slice_ends();
         for (const orphan_rec& f : orphans_) {
             const auto p = perfetto_begins::packet(w, f.ts);
             const auto e = w.begin(pf::packet::track_event);
@@ -368,6 +367,57 @@ private:
 
     // ---- writing ----
 
+    // Every slice's END, backwards in nesting order (at one end, the
+    // innermost first), through the sink. Each is read-only work over the
+    // skeletons and the grouped flows: blocks of them are encoded on two
+    // threads, this one and one more per pair of blocks, and written in
+    // order.
+    void write_slice_ends() {
+        const std::size_t block = std::max<std::size_t>(end_block_, 1);
+        const auto encode = [this](std::size_t top, std::size_t bottom, byte_buffer& out) {
+            out.clear();
+            basic_protobuf_writer<byte_buffer> w(out);
+            for (std::size_t i = top; i-- > bottom;) {
+                const slice_rec& s = slices_[i];
+                if (s.length == 0) continue;  // (its END follows its BEGIN)
+                perfetto_begins::end_event(w, slices_.end_of(s), s.track, static_cast<std::uint32_t>(i), flows_);
+            }
+        };
+        const auto write = [this](const byte_buffer& bytes) {
+            if (bytes.size() != 0) sink_(std::string_view(bytes.data(), bytes.size()));
+        };
+        byte_buffer here, there;
+        for (std::size_t top = slices_.size(); top > 0;) {
+            const std::size_t mid = top > block ? top - block : 0;
+            const std::size_t bottom = mid > block ? mid - block : 0;
+            if (mid == bottom) {
+                encode(top, mid, here);
+                write(here);
+                break;
+            }
+            // (The other thread is joined before anything it uses can go,
+            // whatever throws: the sink may.)
+            std::exception_ptr failed;
+            std::thread other([&] {
+                try {
+                    encode(mid, bottom, there);
+                } catch (...) {
+                    failed = std::current_exception();
+                }
+            });
+            try {
+                encode(top, mid, here);
+            } catch (...) {
+                other.join();
+                throw;
+            }
+            other.join();
+            if (failed) std::rethrow_exception(failed);
+            write(here);
+            write(there);
+            top = bottom;
+        }
+    }
     void maybe_flush() {
         if (out_.size() >= perfetto_begins::flush_bytes) flush();
     }
@@ -455,6 +505,7 @@ private:
     std::vector<track_rec> tracks_;
     std::unordered_map<int, std::uint32_t> processes_;
     std::unordered_map<std::uint64_t, std::uint32_t> threads_;
+    std::size_t end_block_ = std::size_t{1} << 15;  // about 0.5 MB of ENDs
     std::vector<std::pair<std::uint64_t, std::uint32_t>> placeable_threads_;  // threads_ at end_of_slices(), sorted
     struct thread_slot {
         std::uint64_t key = 0;
