@@ -484,69 +484,57 @@ TEST_CASE("pf_same_text: the same bytes, at any length, whichever byte differs")
 }
 
 TEST_CASE("recorded chunks: an error in a chunk, in its numbers or in the hand-over comes out once both threads stop") {
-    // The protobuf first pass runs a section's chunks on two threads into
-    // recorders and hands them in in order on this thread
-    // (trace_context::in_chunks): whatever fails, on either thread, is
-    // thrown here, after the helper thread is joined (or the process would
-    // end in std::terminate).
+    // The protobuf backend's passes run a section's chunks on two threads
+    // into recorders and hand them in in order on this thread
+    // (trace_context::in_chunks): whatever fails, on either thread, in
+    // either pass, is thrown here, after the helper thread is joined (or
+    // the process would end in std::terminate).
     namespace sw = dfx::convert::swimlane;
     enum fault { in_a_chunk, in_the_numbers, in_the_hand_over };
-    for (const fault f : {in_a_chunk, in_the_numbers, in_the_hand_over}) {
-        CAPTURE(static_cast<int>(f));
-        test_support::scratch_dir dir;
-        dfx::convert::json_file_writer file(dir.file("t.pftrace"));
-        sw::trace_options opt;
-        opt.format = sw::trace_format::perfetto;
-        opt.warnings = nullptr;
-        opt.chunk_items = 2;  // 50 chunks: both threads take many
-        perfetto_trace pb;
-        sw::trace::trace_context cx(file, opt, 0, &pb);
-        std::int64_t counter = 0;
-        const auto body = [&](sw::trace::event_sink& ev, std::size_t i, std::int64_t& number,
-                              sw::trace::part_state&) {
-            if (f == in_a_chunk && i == 37) throw std::runtime_error("item 37 failed");
-            // An event id too large for the backend's tables: refused when
-            // the chunk is handed in.
-            const std::int64_t id = f == in_the_hand_over && i == 41 ? std::int64_t{1} << 40 : std::int64_t(i);
-            ev.slice(pf_slice{"event", "x", 4, 10, static_cast<double>(i), 1.0, id}, {});
-            number += f == in_the_numbers && i == 13 ? 2 : 1;
-        };
-        const auto run = [&] { cx.in_chunks(100, counter, [](std::size_t) { return 1; }, body); };
-        if (f == in_a_chunk) CHECK_THROWS_WITH_AS(run(), "item 37 failed", std::runtime_error);
-        if (f == in_the_numbers) CHECK_THROWS_AS(run(), std::logic_error);
-        if (f == in_the_hand_over) CHECK_THROWS_AS(run(), std::length_error);
-    }
-    // The same in the second pass (the chunks' calls recorded whole).
-    for (const fault f : {in_a_chunk, in_the_numbers, in_the_hand_over}) {
-        CAPTURE(static_cast<int>(f));
-        test_support::scratch_dir dir;
-        dfx::convert::json_file_writer file(dir.file("t.pftrace"));
-        sw::trace_options opt;
-        opt.format = sw::trace_format::perfetto;
-        opt.warnings = nullptr;
-        opt.chunk_items = 2;
-        perfetto_trace pb;
-        const auto slice_of = [](std::size_t i, std::int64_t tid) {
-            return pf_slice{"event", "x", 4, tid, static_cast<double>(i), 1.0, static_cast<std::int64_t>(i)};
-        };
-        {
-            sw::trace::trace_context first(file, opt, 0, &pb);
-            first.in_chunks(100, [&](sw::trace::event_sink& ev, std::size_t i) { ev.slice(slice_of(i, 10), {}); });
+    for (const int pass : {1, 2}) {
+        for (const fault f : {in_a_chunk, in_the_numbers, in_the_hand_over}) {
+            CAPTURE(pass);
+            CAPTURE(static_cast<int>(f));
+            test_support::scratch_dir dir;
+            dfx::convert::json_file_writer file(dir.file("t.pftrace"));
+            sw::trace_options opt;
+            opt.format = sw::trace_format::perfetto;
+            opt.warnings = nullptr;
+            opt.chunk_items = 2;  // 50 chunks: both threads take many
+            perfetto_trace pb;
+            const auto slice_of = [](std::size_t i, std::int64_t tid, std::int64_t id) {
+                return pf_slice{"event", "x", 4, tid, static_cast<double>(i), 1.0, id};
+            };
+            pf_backend* backend = &pb;
+            if (pass == 2) {  // the first pass's slices, then the second's backend
+                sw::trace::trace_context first(file, opt, 0, &pb);
+                first.in_chunks(100, [&](sw::trace::event_sink& ev, std::size_t i) {
+                    ev.slice(slice_of(i, 10, static_cast<std::int64_t>(i)), {});
+                });
+                pb.end_of_slices();
+                backend = &pb.write_ends([](std::string_view) {});
+            }
+            sw::trace::trace_context cx(file, opt, 0, backend);
+            std::int64_t counter = 0;
+            const auto body = [&](sw::trace::event_sink& ev, std::size_t i, std::int64_t& number,
+                                  sw::trace::part_state&) {
+                if (f == in_a_chunk && i == 37) throw std::runtime_error("item 37 failed");
+                // Refused when the chunk is handed in: in the first pass an
+                // event id too large for the backend's tables, in the second
+                // a thread the first pass did not have.
+                const bool refused = f == in_the_hand_over && i == 41;
+                const auto id = static_cast<std::int64_t>(i);
+                ev.slice(pass == 1 ? slice_of(i, 10, refused ? std::int64_t{1} << 40 : id)
+                                   : slice_of(i, refused ? 11 : 10, id),
+                         {});
+                number += f == in_the_numbers && i == 13 ? 2 : 1;
+            };
+            const auto run = [&] { cx.in_chunks(100, counter, [](std::size_t) { return 1; }, body); };
+            if (f == in_a_chunk) CHECK_THROWS_WITH_AS(run(), "item 37 failed", std::runtime_error);
+            if (f == in_the_numbers) CHECK_THROWS_AS(run(), std::logic_error);
+            if (f == in_the_hand_over && pass == 1) CHECK_THROWS_AS(run(), std::length_error);
+            if (f == in_the_hand_over && pass == 2) CHECK_THROWS_AS(run(), std::logic_error);
         }
-        pb.end_of_slices();
-        sw::trace::trace_context cx(file, opt, 0, &pb.write_ends([](std::string_view) {}));
-        std::int64_t counter = 0;
-        const auto body = [&](sw::trace::event_sink& ev, std::size_t i, std::int64_t& number,
-                              sw::trace::part_state&) {
-            if (f == in_a_chunk && i == 37) throw std::runtime_error("item 37 failed");
-            // A thread the first pass did not have: refused when handed in.
-            ev.slice(slice_of(i, f == in_the_hand_over && i == 41 ? 11 : 10), {});
-            number += f == in_the_numbers && i == 13 ? 2 : 1;
-        };
-        const auto run = [&] { cx.in_chunks(100, counter, [](std::size_t) { return 1; }, body); };
-        if (f == in_a_chunk) CHECK_THROWS_WITH_AS(run(), "item 37 failed", std::runtime_error);
-        if (f == in_the_numbers) CHECK_THROWS_AS(run(), std::logic_error);
-        if (f == in_the_hand_over) CHECK_THROWS_AS(run(), std::logic_error);
     }
 }
 
