@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "dfx/convert/common/json_writer.hpp"
+#include "dfx/convert/common/same_text.hpp"
 #include "dfx/convert/swimlane/trace/context.hpp"
 #include "dfx/convert/swimlane/trace/perfetto_calls.hpp"
 #include "dfx/convert/swimlane/trace/perfetto_packets.hpp"
@@ -198,7 +199,8 @@ TEST_CASE("perfetto_trace: flows placed on a chunk's thread bind as the backend'
                 const std::size_t at = rng() % slices.size();
                 const slice_spec& sl = slices[at];
                 const bool by_time = rng() % 2 == 0;  // inside the slice, or just past it: found by time
-                const double ts = by_time ? sl.ts + static_cast<double>(rng() % 3) * sl.dur / 2 + (rng() % 5 == 0) : sl.ts;
+                const double inside = sl.ts + static_cast<double>(rng() % 3) * sl.dur / 2;
+                const double ts = by_time ? inside + (rng() % 5 == 0) : sl.ts;
                 const std::int64_t tid = rng() % 50 == 0 ? 77 : sl.tid;  // thread 77: no slices
                 ends.push_back({id, ph, tid, ts, by_time ? -1 : static_cast<std::int64_t>(at)});
             }
@@ -465,20 +467,20 @@ TEST_CASE("pf_call_recorder: replayed, the second pass gets the calls the sectio
     CHECK_THROWS_AS(part.flow(1, 's', 1, 2, 0.0, -1), std::logic_error);
 }
 
-TEST_CASE("pf_same_text: the same bytes, at any length, whichever byte differs") {
-    using dfx::convert::swimlane::trace::pf_same_text;
+TEST_CASE("same_text: the same bytes, at any length, whichever byte differs") {
+    using dfx::convert::same_text;
     const std::string base = "kernel-duration-us, and more";
     for (std::size_t n = 0; n <= base.size(); ++n) {
         const std::string a = base.substr(0, n);
         std::string b = a;  // the same bytes elsewhere
-        CHECK(pf_same_text(a, b));
-        if (n < base.size()) CHECK_FALSE(pf_same_text(a, base.substr(0, n + 1)));
+        CHECK(same_text(a, b));
+        if (n < base.size()) CHECK_FALSE(same_text(a, base.substr(0, n + 1)));
         for (std::size_t i = 0; i < n; ++i) {
             std::string c = a;
             c[i] = static_cast<char>(c[i] ^ 0x20);
             CAPTURE(n);
             CAPTURE(i);
-            CHECK_FALSE(pf_same_text(a, c));
+            CHECK_FALSE(same_text(a, c));
         }
     }
 }

@@ -161,9 +161,9 @@ private:
     // This thread hands in whatever is done before it runs a chunk itself:
     // the backend's work is the longer (the second pass encodes every
     // packet), so the other thread mostly runs the chunks and this one
-    // mostly hands them in. That thread runs at most `ahead` chunks past
-    // the last one handed in, so the recorded calls waiting stay a few
-    // chunks' worth however slow the backend is.
+    // mostly hands them in. Neither thread runs a chunk more than `ahead`
+    // chunks past the last one handed in, so the recorded calls waiting
+    // stay a few chunks' worth however slow the backend is.
     template <class Recorder, class NumbersOf, class Body>
     void recorded_in_chunks(std::size_t n, std::int64_t& counter, NumbersOf&& numbers_of, Body&& body) {
         const std::vector<item_chunk> chunks =
@@ -234,11 +234,15 @@ private:
             for (;;) {
                 hand_done();
                 if (handed == chunks.size() || failed) break;
-                if (const std::size_t k = next.fetch_add(1); k < chunks.size()) {
-                    run(k);
-                } else {
-                    parts[handed].done.wait(false);  // the other thread runs it
+                // Chunk `handed` is taken and not done: the other thread runs
+                // it. Run one here only within the same bound as that thread.
+                if (next.load() < handed + ahead) {
+                    if (const std::size_t k = next.fetch_add(1); k < chunks.size()) {
+                        run(k);
+                        continue;
+                    }
                 }
+                parts[handed].done.wait(false);
             }
         } catch (...) {
             failed = true;

@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "dfx/convert/common/same_text.hpp"
 #include "dfx/convert/common/protobuf_writer.hpp"
 #include "dfx/convert/swimlane/trace/perfetto_fields.hpp"
 #include "dfx/convert/swimlane/trace/perfetto_flow_binder.hpp"
@@ -206,7 +207,7 @@ public:
     void counters_span(int pid, std::span<const pf_point> points, double ts_us) override {
         // The same tracks as the last call (a run of phases)? Else look them up.
         bool same = pid == last_pid_ && points.size() == last_names_.size();
-        for (std::size_t i = 0; same && i < points.size(); ++i) same = pf_same_text(points[i].first, last_names_[i]);
+        for (std::size_t i = 0; same && i < points.size(); ++i) same = same_text(points[i].first, last_names_[i]);
         if (!same) {
             last_tracks_.clear();
             last_names_.clear();
@@ -252,8 +253,8 @@ public:
     }
 
     // Opens a packet at `ts` on the sequence, for a track event.
-    [[gnu::always_inline]] static basic_protobuf_writer<byte_buffer>::open_message packet(basic_protobuf_writer<byte_buffer>& w,
-                                                                    std::int64_t ts) {
+    [[gnu::always_inline]] static basic_protobuf_writer<byte_buffer>::open_message packet(
+        basic_protobuf_writer<byte_buffer>& w, std::int64_t ts) {
         const auto p = w.begin(pf::trace_packet);
         w.varint(pf::packet::timestamp, static_cast<std::uint64_t>(ts));
         w.varint(pf::packet::trusted_packet_sequence_id, sequence_id);

@@ -6,10 +6,13 @@
 // keeps only skeletons, is perfetto_skeletons.hpp.
 //
 // Every slice and counter call is kept whole. Its texts are copied (a
-// section may hand in a temporary, such as a task's label), and a text
-// seen again at the same address with the same bytes is kept once per
-// chunk: the encoder's interner then finds a repeated name by its address,
-// as it does when the sections call it directly.
+// section may hand in a temporary, such as a task's label). A category, an
+// interned name or an arg's name seen again (at an address still in a
+// small table, or with the bytes of one of the chunk's first 64 distinct
+// ones) is kept once per chunk: the encoder's interner then finds a
+// repeated name by its address, as it does when the sections call it
+// directly. A task's label and an arg's text value, mostly unique, are
+// always copied.
 //
 //   pf_call_recorder part;                        // one per chunk
 //   event_sink ev(scratch, &part);                // the chunk's items write to it
@@ -27,6 +30,7 @@
 #include <string_view>
 #include <vector>
 
+#include "dfx/convert/common/same_text.hpp"
 #include "dfx/convert/swimlane/trace/perfetto_fields.hpp"
 
 namespace dfx::convert::swimlane::trace {
@@ -153,12 +157,12 @@ private:
     // the addresses fall in the table.
     text kept(std::string_view s) {
         seen& e = seen_[((reinterpret_cast<std::uintptr_t>(s.data()) >> 3) ^ s.size()) % seen_.size()];
-        if (e.from == s.data() && pf_same_text(view(e.t), s)) {
+        if (e.from == s.data() && same_text(view(e.t), s)) {
             return e.t;
         }
         e.from = s.data();
         for (const text t : distinct_) {
-            if (pf_same_text(view(t), s)) return e.t = t;
+            if (same_text(view(t), s)) return e.t = t;
         }
         e.t = copied(s);
         if (distinct_.size() < max_distinct) distinct_.push_back(e.t);

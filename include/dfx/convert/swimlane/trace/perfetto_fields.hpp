@@ -11,9 +11,7 @@
 //            {pf_arg::of("taskId", 7), pf_arg::of_us("kernel-duration-us", 1.5)});
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <initializer_list>
 #include <iterator>
 #include <span>
@@ -120,26 +118,6 @@ struct pf_arg {
     static pf_arg of_us(std::string_view n, double v) { return {n, real, 0, v, {}}; }
     static pf_arg of_text(std::string_view n, std::string_view v) { return {n, text, 0, 0, v}; }
 };
-
-// Whether two texts hold the same bytes. The backend compares short names
-// (a category, an arg's, a counter's) tens of millions of times: inline
-// 8-byte words, not a call to memcmp per name.
-inline bool pf_same_text(std::string_view a, std::string_view b) noexcept {
-    if (a.size() != b.size()) return false;
-    const char* x = a.data();
-    const char* y = b.data();
-    std::size_t n = a.size();
-    for (; n >= 8; x += 8, y += 8, n -= 8) {
-        std::uint64_t u = 0, v = 0;
-        std::memcpy(&u, x, 8);
-        std::memcpy(&v, y, 8);
-        if (u != v) return false;
-    }
-    for (; n != 0; ++x, ++y, --n) {
-        if (*x != *y) return false;
-    }
-    return true;
-}
 
 // A counter point: its track's name (in its process) and its value.
 using pf_point = std::pair<std::string_view, std::int64_t>;

@@ -4,10 +4,11 @@
 // thread that holds its time; Perfetto carries it as a flow id ON that
 // slice's begin or end event. The trace sections write every slice before
 // the first flow (trace_writer.hpp), so the binder indexes the slices once,
-// at the first flow: it sorts them in place by track and time (no copy: the
-// searches run on the slices themselves) and numbers them by event id. Each
-// flow's two ends are bound then and kept in pf_slice_flows, grouped by
-// slice at the end.
+// when they are all in (or at the first flow): it sorts them in place by
+// track and time (no copy: the searches run on the slices themselves) and
+// numbers them by event id. Each flow's two ends are bound then (on any
+// thread, with the caller's own search fingers) and kept in
+// pf_slice_flows, grouped by slice at the end.
 //
 //   pf_slice_table slices;
 //   slices.push_back(begin_ns, end_ns, track, event_id);   // every slice first

@@ -28,7 +28,7 @@
 // Not carried: sort indices (the UI orders tracks itself), flow names and
 // the JSON "id" of slices (flows are attached directly instead).
 //
-// Two passes, so that nothing is kept per slice but a 32-byte skeleton.
+// Two passes, so that nothing is kept per slice but a 24-byte skeleton.
 // The flows come after every slice and bind to slices, so no event of a
 // slice can be written before every flow is in. trace_processor sorts a
 // whole trace by (timestamp, position in the file) before it reads it (its
@@ -38,12 +38,15 @@
 //   1. the sections run once: each slice is kept as a skeleton (track,
 //      times, event id, order written; its chunks recorded on two threads,
 //      perfetto_skeletons.hpp), each counter call names its tracks;
-//   2. the flow sections run: each endpoint is bound to a skeleton;
+//   2. the flow sections run: each endpoint is bound to a skeleton (on
+//      the thread that runs its chunk: place_flow());
 //   3. write_ends(): the slices are nested (overflow tracks); the trace's
 //      start, the track descriptors, every slice's END with the flows that
-//      end on it, and the endpoints no slice holds (as instants) are written;
+//      end on it (in blocks on two threads), and the endpoints no slice
+//      holds (as instants) are written;
 //   4. the slice and counter sections run a second time, the same calls in
-//      the same order (perfetto_begins.hpp): each BEGIN, with the flows that
+//      the same order (perfetto_begins.hpp; chunks recorded on two threads,
+//      perfetto_calls.hpp): each BEGIN, with the flows that
 //      start on it, and each counter point is written as it comes (a
 //      zero-length slice's END right after its BEGIN).
 // Written before every BEGIN, an END always precedes a BEGIN at the same
@@ -141,8 +144,6 @@ public:
         slices_.push_back(begin, end, track, event_id);
         ahead_.wrote(ahead_slices_, slices_.size() * sizeof(slice_rec));
     }
-    // After the last slice (before the first flow): the slices are indexed
-    // for the flows.
     // After every slice: the slices are indexed for the flows, which may
     // now be placed on other threads (place_flow()).
     void end_of_slices() {
@@ -198,6 +199,7 @@ public:
         sink_ = std::forward<Sink>(sink);
         end_of_slices();
         binder_.release();  // the slices stay in nesting order
+        std::vector<std::pair<std::uint64_t, std::uint32_t>>().swap(placeable_threads_);  // nothing is placed now
         flows_.group(slices_.size());
         nest_slices();
         pf_plan plan = plan_second_pass();

@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "dfx/convert/common/same_text.hpp"
 #include "dfx/convert/swimlane/trace/perfetto_fields.hpp"
 
 namespace dfx::convert::swimlane::trace {
@@ -94,9 +95,11 @@ private:
     // tracks, in the order they first appear); the last one is checked
     // first, as a phase's points come in runs on the same tracks.
     void note_track(int pid, std::string_view name) {
-        if (last_ != ~std::size_t{0} && tracks_[last_].first == pid && pf_same_text(tracks_[last_].second, name)) return;
+        if (last_ != ~std::size_t{0} && tracks_[last_].first == pid && same_text(tracks_[last_].second, name)) {
+            return;
+        }
         for (std::size_t i = 0; i < tracks_.size(); ++i) {
-            if (tracks_[i].first == pid && pf_same_text(tracks_[i].second, name)) {
+            if (tracks_[i].first == pid && same_text(tracks_[i].second, name)) {
                 last_ = i;
                 return;
             }

@@ -28,7 +28,7 @@
 #include <utility>
 #include <vector>
 
-#include "dfx/convert/swimlane/trace/perfetto_fields.hpp"
+#include "dfx/convert/common/same_text.hpp"
 
 namespace dfx::convert::swimlane::trace {
 
@@ -55,7 +55,7 @@ public:
         // a text seen at the same address as before is looked up by that
         // address and compared, not hashed (tens of millions of args).
         recent& r = cache_[((reinterpret_cast<std::uintptr_t>(s.data()) >> 3) ^ s.size()) % cache_size];
-        if (r.data == s.data() && r.iid != 0 && pf_same_text(order[r.iid - 1], s)) return r.iid;
+        if (r.data == s.data() && r.iid != 0 && same_text(order[r.iid - 1], s)) return r.iid;
         return looked_up(s, r);
     }
 
