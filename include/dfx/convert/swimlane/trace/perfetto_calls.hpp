@@ -35,7 +35,7 @@
 
 namespace dfx::convert::swimlane::trace {
 
-class pf_call_recorder final : public pf_backend {
+class pf_call_recorder final : public pf_chunk_recorder {
 public:
     void slice_span(const pf_slice& s, std::span<const pf_arg> args) override {
         call c{};
@@ -65,9 +65,6 @@ public:
     void flow(std::int64_t, char, int, std::int64_t, double, std::int64_t) override {
         throw std::logic_error("perfetto_trace: a flow in the second pass");
     }
-    // Not in a chunk: the sections name tracks outside them.
-    void process_name(int, std::string_view) override { misplaced("a process name"); }
-    void thread_name(int, std::int64_t, std::string_view) override { misplaced("a thread name"); }
 
     // Hands the calls to `to`, in the order they were made.
     void replay(pf_backend& to) {
@@ -170,9 +167,6 @@ private:
     }
     [[nodiscard]] std::string_view view(text t) const noexcept { return {chars_.data() + t.at, t.size}; }
 
-    [[noreturn]] static void misplaced(const char* what) {
-        throw std::logic_error(std::string("perfetto_trace: ") + what + " inside a chunk of a slice section");
-    }
 
     struct seen {
         const char* from = nullptr;

@@ -16,6 +16,7 @@
 #include <iterator>
 #include <span>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -186,6 +187,20 @@ public:
     }
     void counters(int pid, std::initializer_list<pf_point> points, double ts_us) {
         counters_span(pid, std::span<const pf_point>(points.begin(), points.size()), ts_us);
+    }
+};
+
+// What a section's chunk hands a pass, recorded to be handed in later
+// (perfetto_skeletons.hpp, perfetto_calls.hpp). Not a chunk's calls: the
+// sections name processes and threads outside their chunks.
+class pf_chunk_recorder : public pf_backend {
+public:
+    void process_name(int, std::string_view) final { misplaced("a process name"); }
+    void thread_name(int, std::int64_t, std::string_view) final { misplaced("a thread name"); }
+
+private:
+    [[noreturn]] static void misplaced(const char* what) {
+        throw std::logic_error(std::string("perfetto_trace: ") + what + " inside a chunk of a slice section");
     }
 };
 

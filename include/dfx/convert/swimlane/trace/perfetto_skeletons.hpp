@@ -28,7 +28,7 @@
 
 namespace dfx::convert::swimlane::trace {
 
-class pf_skeleton_recorder final : public pf_backend {
+class pf_skeleton_recorder final : public pf_chunk_recorder {
 public:
     [[nodiscard]] bool wants_skeletons_only() const noexcept override { return true; }
 
@@ -53,9 +53,6 @@ public:
         calls_.push_back({ph == 's' ? call::flow_start : call::flow_end, pid, tid, ts_us, static_cast<double>(id),
                           bind_id});
     }
-    // Not in a chunk: the sections name tracks outside them.
-    void process_name(int, std::string_view) override { misplaced("a process name"); }
-    void thread_name(int, std::int64_t, std::string_view) override { misplaced("a thread name"); }
 
     // Hands the calls to `to`, in the order they were made.
     void replay(pf_backend& to) const {
@@ -107,9 +104,6 @@ private:
         last_ = tracks_.size();
         tracks_.emplace_back(pid, std::string(name));
         calls_.push_back({call::counter_track, pid, static_cast<std::int64_t>(last_), 0.0, 0.0, -1});
-    }
-    [[noreturn]] static void misplaced(const char* what) {
-        throw std::logic_error(std::string("perfetto_trace: ") + what + " inside a chunk of a slice section");
     }
     std::vector<call> calls_;
     std::vector<std::pair<int, std::string>> tracks_;  // the chunk's counter tracks
