@@ -28,7 +28,6 @@
 #include "dfx/convert/common/json_writer.hpp"
 #include "dfx/convert/common/same_text.hpp"
 #include "dfx/convert/swimlane/trace/context.hpp"
-#include "dfx/convert/swimlane/trace/perfetto_calls.hpp"
 #include "dfx/convert/swimlane/trace/perfetto_packets.hpp"
 #include "perfetto_decode.hpp"
 #include "../support/scratch_dir.hpp"
@@ -360,6 +359,23 @@ TEST_CASE("perfetto_trace: a second pass that is not the first is refused") {
         CHECK_THROWS_AS(second.slice(pf_slice{"event", "b", 4, 11, 1.0, 2.0, 1, pf_slice::inline_text}),
                         std::logic_error);
     }
+    SUBCASE("the same slices in another order") {
+        // (Two on one thread: each goes where the first pass had a slice
+        // of its thread, so only their places tell them apart.)
+        second.slice(pf_slice{"event", "a", 4, 10, 1.0, 2.0, 0, pf_slice::inline_text});
+        second.slice(pf_slice{"event", "b", 4, 11, 1.0, 2.0, 1, pf_slice::inline_text});
+        perfetto_trace two;
+        two.slice(pf_slice{"event", "c", 4, 12, 1.0, 2.0, -1, pf_slice::inline_text});
+        two.slice(pf_slice{"event", "d", 4, 12, 5.0, 3.0, -1, pf_slice::inline_text});
+        pf_backend& again = two.write_ends([](std::string_view) {});
+        again.slice(pf_slice{"event", "d", 4, 12, 5.0, 3.0, -1, pf_slice::inline_text});
+        again.slice(pf_slice{"event", "c", 4, 12, 1.0, 2.0, -1, pf_slice::inline_text});
+        CHECK_THROWS_AS(two.finish(), std::logic_error);
+    }
+    SUBCASE("a name the first pass did not intern") {
+        CHECK_THROWS_AS(second.slice(pf_slice{"other", "a", 4, 10, 1.0, 2.0, 0, pf_slice::inline_text}),
+                        std::logic_error);
+    }
     SUBCASE("a flow in the second pass") {
         CHECK_THROWS_AS(second.flow(0, 's', 4, 10, 1.0, 0), std::logic_error);
     }
@@ -371,100 +387,93 @@ TEST_CASE("perfetto_trace: a second pass that is not the first is refused") {
 }
 
 namespace {
-// Every call a backend gets, written out (texts by value).
-class call_log final : public pf_backend {
-public:
-    std::vector<std::string> calls;
-    std::vector<const char*> categories;  // where each slice's category was
-
-    void process_name(int pid, std::string_view name) override { log("process", pid, name); }
-    void thread_name(int pid, std::int64_t tid, std::string_view name) override { log("thread", pid, tid, name); }
-    void slice_span(const pf_slice& s, std::span<const pf_arg> args) override {
-        std::string line = fmt::format("slice {} {} {} {} {} {} {} {}", s.cat, s.name, s.pid, s.tid, s.ts_us, s.dur_us,
-                                       s.event_id, static_cast<int>(s.name_kind));
-        for (const pf_arg& a : args) {
-            line += fmt::format(" [{} {} {} {} {}]", a.name, static_cast<int>(a.kind), a.i, a.d, a.s);
-        }
-        calls.push_back(line);
-        categories.push_back(s.cat.data());
-    }
-    void flow(std::int64_t id, char ph, int pid, std::int64_t tid, double ts, std::int64_t bind_id) override {
-        log("flow", id, ph, pid, tid, ts, bind_id);
-    }
-    void counter(int pid, std::string_view name, double ts, std::int64_t value) override {
-        log("counter", pid, name, ts, value);
-    }
-    void counters_span(int pid, std::span<const dfx::convert::swimlane::trace::pf_point> points, double ts) override {
-        std::string line = fmt::format("counters {} {}", pid, ts);
-        for (const auto& [name, value] : points) line += fmt::format(" [{} {}]", name, value);
-        calls.push_back(line);
-    }
-
-private:
-    template <class... A>
-    void log(std::string_view what, const A&... a) {
-        std::string line(what);
-        ((line += fmt::format(" {}", a)), ...);
-        calls.push_back(line);
-    }
-};
-
-// A chunk's calls as the slice sections make them: literals, texts built
-// in a buffer that is reused (the same address, other bytes), a task's
-// label as a temporary, text args, counters of one and of several points.
-void chunk_calls(pf_backend& to) {
-    to.slice(pf_slice{"event", "a", 4, 10, 0.0, 1.0, -1, pf_slice::inline_text}, {});
-    to.slice(pf_slice{"event", "b", 4, 10, 1.0, 1.0, -1, pf_slice::inline_text}, {});
-    const std::string event = "event";  // the same text at another address
-    to.slice(pf_slice{event, "c", 4, 10, 2.0, 1.0, -1, pf_slice::inline_text}, {});
-    std::string reused;
-    for (int i = 0; i < 40; ++i) {
-        reused.assign(i % 3 == 0 ? "Sched" : i % 3 == 1 ? "Dispatch" : "Complete");
-        const std::string label = "QK(t" + std::to_string(i) + ")";
-        to.slice(pf_slice{"event", label, 4, 10 + i % 3, 1.5 * i, 0.25 * i, i, pf_slice::inline_text},
-                 {pf_arg::of("taskId", i), pf_arg::of_us("kernel-duration-us", 0.5 * i),
+// Item i of a section as the slice sections write them: literals, texts
+// built in a buffer that is reused (the same address, other bytes), a
+// task's label as a temporary, text args, counters of one and of several
+// points, empty texts, and three BEGINs at one time on one track written
+// shortest first (a held group, across chunks when they are small).
+constexpr std::size_t items = 47;
+void item_calls(pf_backend& to, std::size_t i) {
+    thread_local std::string reused;
+    if (i < 3) {
+        const std::string event = "event";  // the same text at another address
+        to.slice(pf_slice{i == 2 ? std::string_view(event) : "event", std::string(1, static_cast<char>('a' + i)), 4,
+                          10, static_cast<double>(i), 1.0, -1, pf_slice::inline_text},
+                 {});
+    } else if (i < 43) {
+        const auto j = static_cast<std::int64_t>(i - 3);
+        // ("Finished", once: at the address and of the size of the names before it.)
+        reused.assign(j == 10 ? "Finished" : j % 3 == 0 ? "Sched" : j % 3 == 1 ? "Dispatch" : "Complete");
+        const std::string label = "QK(t" + std::to_string(j) + ")";
+        const double ts = 1.5 * static_cast<double>(j);
+        to.slice(pf_slice{"event", label, 4, 10 + j % 3, ts, 0.25 * static_cast<double>(j), j, pf_slice::inline_text},
+                 {pf_arg::of("taskId", j), pf_arg::of_us("kernel-duration-us", 0.5 * static_cast<double>(j)),
                   pf_arg::of_text("kernel", reused)});
-        to.slice(pf_slice{"scheduler", reused, 2, 7, 1.5 * i, 1.0, -1}, {});
-        if (i % 4 == 0) to.counter(2, "shared_ready_queue AIC", 1.5 * i, i);
-        if (i % 5 == 0) {
-            to.counters(2, {{"ready AIC", i}, {"ready AIV", -i}, {reused, 2 * i}}, 1.5 * i + 0.5);
-        }
+        to.slice(pf_slice{"scheduler", reused, 2, 7, ts, 1.0, -1}, {});
+        if (j % 4 == 0) to.counter(2, "shared_ready_queue AIC", ts, j);
+        if (j % 5 == 0) to.counters(2, {{"ready AIC", j}, {"ready AIV", -j}, {reused, 2 * j}}, ts + 0.5);
+    } else if (i == 43) {
+        to.slice(pf_slice{"", "", 0, 0, 0.0, 0.0, -1}, {pf_arg::of_text("", "")});  // empty texts
+    } else {
+        const double dur[] = {1.0, 5.0, 3.0};
+        to.slice(pf_slice{"event", "held", 4, 20, 100.0, dur[i - 44], -1}, {pf_arg::of("rank", 44)});
     }
-    to.slice(pf_slice{"", "", 0, 0, 0.0, 0.0, -1}, {pf_arg::of_text("", "")});  // empty texts
+}
+
+// Both passes over the items: made directly (chunk_items 0), or as a
+// section of chunks of `chunk_items` on two threads in each pass.
+std::string item_trace(std::size_t chunk_items) {
+    namespace sw = dfx::convert::swimlane;
+    test_support::scratch_dir dir;
+    dfx::convert::json_file_writer file(dir.file("t.pftrace"));
+    sw::trace_options opt;
+    opt.format = sw::trace_format::perfetto;
+    opt.warnings = nullptr;
+    opt.chunk_items = chunk_items;
+    // Two sections, with calls outside chunks before, between and after them.
+    const auto all_items = [&](pf_backend& to) {
+        const auto outside = [&](double ts) {
+            to.slice(pf_slice{"host", "outside", 1, 1, ts, 2.0, -1}, {pf_arg::of("at", static_cast<std::int64_t>(ts))});
+            to.counter(2, "shared_ready_queue AIC", ts, 7);
+        };
+        const auto section = [&](std::size_t from, std::size_t to_item) {
+            if (chunk_items == 0) {
+                for (std::size_t i = from; i < to_item; ++i) item_calls(to, i);
+                return;
+            }
+            sw::trace::trace_context cx(file, opt, 0, &to);
+            cx.in_chunks(to_item - from, [&](sw::trace::event_sink& ev, std::size_t i) {
+                item_calls(*ev.protobuf(), from + i);
+            });
+        };
+        outside(0.0);
+        section(0, 20);
+        outside(30.0);
+        section(20, items);
+        outside(60.0);
+    };
+    perfetto_trace pb;
+    all_items(pb);
+    std::string bytes;
+    all_items(pb.write_ends([&](std::string_view b) { bytes.append(b); }));
+    pb.finish();
+    return bytes;
 }
 }  // namespace
 
-TEST_CASE("pf_call_recorder: replayed, the second pass gets the calls the sections made, in order") {
-    // A section's chunks run on two threads and record their calls for the
-    // second pass (perfetto_calls.hpp); the encoder must get exactly what a
-    // direct call hands it, though the texts the sections passed are gone.
-    call_log direct;
-    chunk_calls(direct);
-    dfx::convert::swimlane::trace::pf_call_recorder part;
-    chunk_calls(part);
-    call_log replayed;
-    part.replay(replayed);
-    CHECK(replayed.calls.size() == 102);
-    CHECK(replayed.calls == direct.calls);
-    // A text passed again comes back at one address, so the encoder's
-    // interner finds it by address: the 84 slices' three categories at
-    // three addresses.
-    REQUIRE(replayed.categories.size() == 84);
-    const std::set<const char*> categories(replayed.categories.begin(), replayed.categories.end());
-    CHECK(categories.size() == 3);
-    // Released, it records afresh.
-    part.release();
-    call_log empty;
-    part.replay(empty);
-    CHECK(empty.calls.empty());
-    chunk_calls(part);
-    call_log again;
-    part.replay(again);
-    CHECK(again.calls == direct.calls);
-    // Names and flows are not a chunk's calls in the second pass.
-    CHECK_THROWS_AS(part.process_name(1, "x"), std::logic_error);
-    CHECK_THROWS_AS(part.thread_name(1, 2, "x"), std::logic_error);
-    CHECK_THROWS_AS(part.flow(1, 's', 1, 2, 0.0, -1), std::logic_error);
+TEST_CASE("second pass in chunks: each chunk encoded where it runs, the same bytes as the calls made in order") {
+    // Every text is interned in the first pass and written at the trace's
+    // start, and each chunk is told where its slices start: so a chunk's
+    // packets depend on nothing before them, whatever size the chunks are,
+    // whichever thread ran them, and a held BEGIN finds its group.
+    const std::string direct = item_trace(0);
+    const decoded_trace d = decode_trace(direct);
+    CHECK(d.problems.empty());
+    CHECK(d.slices.size() == 3 + 80 + 1 + 3 + 3);
+    for (const std::size_t chunk_items : {1, 2, 3, 5, 47, 1024}) {
+        CAPTURE(chunk_items);
+        CHECK(item_trace(chunk_items) == direct);
+    }
 }
 
 TEST_CASE("same_text: the same bytes, at any length, whichever byte differs") {
@@ -548,6 +557,7 @@ TEST_CASE("recorded chunks: however slow the backend, the other thread runs only
     struct slow_backend final : pf_backend {
         std::atomic<std::size_t>* run = nullptr;
         std::size_t handed = 0, most_ahead = 0;
+        [[nodiscard]] bool wants_skeletons_only() const noexcept override { return true; }  // chunks recorded
         void process_name(int, std::string_view) override {}
         void thread_name(int, std::int64_t, std::string_view) override {}
         void slice_span(const pf_slice&, std::span<const pf_arg>) override {

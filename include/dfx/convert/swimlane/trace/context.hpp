@@ -19,6 +19,7 @@
 #include <optional>
 #include <stdexcept>
 #include <thread>
+#include <type_traits>
 #include <unordered_set>
 #include <vector>
 
@@ -28,7 +29,7 @@
 #include "dfx/convert/swimlane/time_window.hpp"
 #include "dfx/convert/swimlane/trace/event_shapes.hpp"
 #include "dfx/convert/swimlane/trace/index.hpp"
-#include "dfx/convert/swimlane/trace/perfetto_calls.hpp"
+#include "dfx/convert/swimlane/trace/perfetto_begins.hpp"
 #include "dfx/convert/swimlane/trace/perfetto_skeletons.hpp"
 
 namespace dfx::convert::swimlane {
@@ -105,12 +106,15 @@ public:
             if (ev.protobuf()->wants_skeletons_only()) {
                 return recorded_in_chunks<pf_skeleton_recorder>(n, counter, numbers_of, body);
             }
-            return recorded_in_chunks<pf_call_recorder>(n, counter, numbers_of, body);
+            if (ev.protobuf()->second_pass()) {
+                return recorded_in_chunks<pf_begin_encoder>(n, counter, numbers_of, body);
+            }
         }
-        if (ev.window()) {
+        if (ev.window() || ev.protobuf()) {
             // A window keeps state across items (a counter's value in force
-            // at START, a flow's start): one thread, in item order, drawing
-            // from the counter directly.
+            // at START, a flow's start), and a backend of another kind (a
+            // test's) takes the calls as they come: one thread, in item
+            // order, drawing from the counter directly.
             part_state state;
             io_progress::stage_ticker shown(ev.count());
             for (std::size_t i = 0; i < n; ++i) {
@@ -152,22 +156,28 @@ public:
 
 private:
     // A section for the protobuf backend: chunks run on two threads into
-    // recorders of the calls its pass keeps (perfetto_skeletons.hpp for the
-    // first, perfetto_calls.hpp for the second), handed to it in chunk
-    // order on this thread as they are done. The same calls in the same
-    // order as one thread would make, each chunk drawing its numbers from
-    // where the counting pass put it (as format_in_order does).
+    // what the pass keeps of them, handed to it in chunk order on this
+    // thread as they are done: in the first pass the calls it keeps,
+    // recorded (perfetto_skeletons.hpp), then replayed; in the second the
+    // chunk's packets, encoded where the chunk runs (perfetto_begins.hpp),
+    // then written. The same result as one thread making the calls in
+    // order, each chunk drawing its numbers from where the counting pass put
+    // it (as format_in_order does).
     //
-    // This thread hands in whatever is done before it runs a chunk itself:
-    // the backend's work is the longer (the second pass encodes every
-    // packet), so the other thread mostly runs the chunks and this one
-    // mostly hands them in. Neither thread runs a chunk more than `ahead`
-    // chunks past the last one handed in, so the recorded calls waiting
-    // stay a few chunks' worth however slow the backend is.
+    // This thread hands in whatever is done before it runs a chunk itself.
+    // Neither thread runs a chunk more than `ahead` chunks past the last one
+    // handed in, so what waits stays a few chunks' worth however slow the
+    // hand-over is.
     template <class Recorder, class NumbersOf, class Body>
     void recorded_in_chunks(std::size_t n, std::int64_t& counter, NumbersOf&& numbers_of, Body&& body) {
+        constexpr bool first_pass = std::is_same_v<Recorder, pf_skeleton_recorder>;
         const std::vector<item_chunk> chunks =
             numbered_chunks(n, std::max<std::size_t>(opt.chunk_items, 1), counter, numbers_of);
+        pf_backend& backend = *ev.protobuf();
+        // The second pass: where each chunk's slices start (the first pass's count).
+        std::vector<pf_chunk_span> spans;
+        if constexpr (!first_pass) spans = backend.second_pass()->plan_section(chunks.size());
+        std::vector<std::uint32_t> slices_per_chunk;  // the first pass's count
         struct part {
             Recorder calls;
             std::size_t events = 0, hb_violations = 0;
@@ -182,8 +192,10 @@ private:
         const auto run = [&](std::size_t k) {
             part& p = parts[k];
             try {
-                if constexpr (requires { p.calls.place_flows_with(ev.protobuf()); }) {
-                    p.calls.place_flows_with(ev.protobuf());
+                if constexpr (first_pass) {
+                    p.calls.place_flows_with(&backend);
+                } else {
+                    p.calls.start(backend.second_pass()->plan(), spans[k]);
                 }
                 json_buffer unused;
                 event_sink sink(unused, &p.calls);
@@ -211,7 +223,12 @@ private:
             while (handed < chunks.size() && parts[handed].done.load(std::memory_order_acquire)) {
                 part& p = parts[handed];
                 if (p.error) std::rethrow_exception(p.error);
-                p.calls.replay(*ev.protobuf());
+                if constexpr (first_pass) {
+                    p.calls.replay(backend);
+                    slices_per_chunk.push_back(p.calls.slices());
+                } else {
+                    backend.second_pass()->write_chunk(p.calls);
+                }
                 ev.add_count(p.events);
                 io_progress::add_stage_items(p.events);
                 summary.hb_violations += p.hb_violations;
@@ -256,6 +273,7 @@ private:
             if (parts[k].error) std::rethrow_exception(parts[k].error);
         }
         if (handed != chunks.size()) throw std::logic_error("trace_context: a chunk was not handed in");
+        if constexpr (first_pass) backend.section_chunks(slices_per_chunk);
     }
 
     json_file_writer& file_;

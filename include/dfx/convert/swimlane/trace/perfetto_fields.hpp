@@ -139,6 +139,12 @@ struct pf_slice {
     enum name_mode : std::uint8_t { interned, inline_text } name_kind = interned;
 };
 
+// The texts a trace interns: a slice's category, its name (unless inline)
+// and its args' names.
+enum class pf_text : std::uint8_t { category, name, arg_name };
+
+class perfetto_begins;
+
 // What event_sink hands the protobuf backend: the same calls in both of its
 // passes (perfetto_packets.hpp), so one event_sink serves both.
 class pf_backend {
@@ -176,10 +182,25 @@ public:
     virtual void placed_flow(std::int64_t /*id*/, char /*ph*/, double /*ts_us*/, flow_place /*place*/) {
         throw std::logic_error("pf_backend: a placed flow where none can be placed");
     }
-    // True while only slices' skeletons, counters' tracks and flow endpoints
-    // matter (the first pass): the sections' chunks may then be recorded on
-    // other threads and handed in later (perfetto_skeletons.hpp).
+    // True while only slices' skeletons, their interned texts, counters'
+    // tracks and flow endpoints matter (the first pass): the sections'
+    // chunks may then be recorded on other threads and handed in later
+    // (perfetto_skeletons.hpp).
     [[nodiscard]] virtual bool wants_skeletons_only() const noexcept { return false; }
+    // The first pass: a text the slices of a recorded chunk intern, in the
+    // order they first used it; and, once a section's chunks are all handed
+    // in, how many slices each one had (the second pass encodes each chunk
+    // apart and needs to know where its slices start).
+    virtual void intern_text(pf_text /*kind*/, std::string_view /*text*/) {}
+    // A recorded slice: its thread, times and event id (its texts were
+    // handed in apart, by intern_text()).
+    virtual void slice_skeleton(int pid, std::int64_t tid, double ts_us, double dur_us, std::int64_t event_id) {
+        slice_span(pf_slice{{}, {}, pid, tid, ts_us, dur_us, event_id, pf_slice::inline_text}, {});
+    }
+    virtual void section_chunks(std::span<const std::uint32_t> /*slices_per_chunk*/) {}
+    // The second pass, whose sections' chunks are encoded on the threads
+    // that run them (perfetto_begins.hpp); null for any other backend.
+    [[nodiscard]] virtual perfetto_begins* second_pass() noexcept { return nullptr; }
     // A slice and its args (a vector, an array or a braced list of pf_arg).
     template <class Args = std::initializer_list<pf_arg>>
     void slice(const pf_slice& s, const Args& args = {}) {
@@ -191,7 +212,7 @@ public:
 };
 
 // What a section's chunk hands a pass, recorded to be handed in later
-// (perfetto_skeletons.hpp, perfetto_calls.hpp). Not a chunk's calls: the
+// (perfetto_skeletons.hpp) or encoded (perfetto_begins.hpp). Not a chunk's calls: the
 // sections name processes and threads outside their chunks.
 class pf_chunk_recorder : public pf_backend {
 public:

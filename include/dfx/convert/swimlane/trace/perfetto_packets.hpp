@@ -131,18 +131,33 @@ public:
     void thread_name(int pid, std::int64_t tid, std::string_view name) override {
         tracks_[thread_track(pid, tid)].name = std::string(name);
     }
-    // A slice: its skeleton.
-    void slice_span(const pf_slice& s, std::span<const pf_arg>) override {
+    // A slice: the texts it interns, and its skeleton.
+    void slice_span(const pf_slice& s, std::span<const pf_arg> args) override {
+        names_.add(s, args);
+        slice_skeleton(s.pid, s.tid, s.ts_us, s.dur_us, s.event_id);
+    }
+    void slice_skeleton(int pid, std::int64_t tid, double ts_us, double dur_us, std::int64_t id) override {
         if (binder_.indexed()) throw std::logic_error("perfetto_trace: a slice after the first flow");
-        const std::uint32_t track = thread_track(s.pid, s.tid);
-        const auto [begin, end] = pf_times(s.ts_us, s.dur_us);
-        fold_.add(track, begin, end);
-        const std::uint32_t event_id =
-            s.event_id < 0 ? slice_rec::no_id : pf_narrow<std::uint32_t>(s.event_id, "event id");
+        const std::uint32_t track = thread_track(pid, tid);
+        const auto [begin, end] = pf_times(ts_us, dur_us);
+        fold_.add(fold_.count, track, begin, end);
+        const std::uint32_t event_id = id < 0 ? slice_rec::no_id : pf_narrow<std::uint32_t>(id, "event id");
         pf_narrow<std::uint32_t>(slices_.size(), "slices");
         before_growing(slices_.records(), 1);
         slices_.push_back(begin, end, track, event_id);
         ahead_.wrote(ahead_slices_, slices_.size() * sizeof(slice_rec));
+    }
+    // A recorded chunk's texts (perfetto_skeletons.hpp).
+    void intern_text(pf_text kind, std::string_view text) override { names_.of(kind).intern(text); }
+    // A section's chunks, all handed in: the second pass runs the sections
+    // before the flows again, and encodes each chunk apart.
+    void section_chunks(std::span<const std::uint32_t> slices_per_chunk) override {
+        if (binder_.indexed()) return;
+        std::size_t slices = 0;
+        for (const std::uint32_t n : slices_per_chunk) slices += n;
+        sections_.push_back({pf_narrow<std::uint32_t>(fold_.count - slices, "slices"),
+                             pf_narrow<std::uint32_t>(slices_per_chunk.size(), "chunks")});
+        chunk_slices_.insert(chunk_slices_.end(), slices_per_chunk.begin(), slices_per_chunk.end());
     }
     // After every slice: the slices are indexed for the flows, which may
     // now be placed on other threads (place_flow()).
@@ -209,6 +224,8 @@ public:
         for (std::uint32_t t = 0; t < tracks_.size(); ++t) plan.thread_of[t] = thread_of(t);
         plan.first = fold_;
         plan.flows = &flows_;
+        plan.sections = std::move(sections_);
+        plan.chunk_slices = std::move(chunk_slices_);
         basic_protobuf_writer<byte_buffer> w(out_);
         {  // The first packet clears the incremental state: every later one may use interned data.
             const auto p = w.begin(pf::trace_packet);
@@ -216,6 +233,8 @@ public:
             w.varint(pf::packet::sequence_flags, pf::packet::seq_incremental_state_cleared);
             w.end(p);
         }
+        write_interned(w);
+        plan.names = std::move(names_);
         for (std::size_t i = 0; i < tracks_.size(); ++i) write_descriptor(w, i);
         flush();
         write_slice_ends();
@@ -241,10 +260,10 @@ public:
     // not hand in the first pass's slices.
     void finish() {
         if (!begins_) throw std::logic_error("perfetto_trace: finish() before write_ends()");
+        begins_->flush();  // (the held BEGINs among the last bytes go to their groups)
         if (!begins_->matches_first()) {
             throw std::logic_error("perfetto_trace: the second pass's slices are not the first's");
         }
-        begins_->flush();
     }
 
     static constexpr std::uint64_t sequence_id = perfetto_begins::sequence_id;
@@ -473,6 +492,33 @@ private:
         return index;
     }
 
+    // Every interned text, in packets of at most `per_packet` entries, so
+    // that no later packet depends on another before it.
+    void write_interned(basic_protobuf_writer<byte_buffer>& w) {
+        constexpr std::size_t per_packet = 1024;
+        const std::pair<std::uint32_t, const pf_interner*> tables[] = {
+            {pf::interned::event_categories, &names_.categories},
+            {pf::interned::event_names, &names_.names},
+            {pf::interned::debug_annotation_names, &names_.arg_names}};
+        for (const auto& [field, table] : tables) {
+            for (std::size_t from = 0; from < table->order.size(); from += per_packet) {
+                const auto p = w.begin(pf::trace_packet);
+                w.varint(pf::packet::trusted_packet_sequence_id, sequence_id);
+                w.varint(pf::packet::sequence_flags, pf::packet::seq_needs_incremental_state);
+                const auto m = w.begin(pf::packet::interned_data);
+                for (std::size_t i = from; i < std::min(from + per_packet, table->order.size()); ++i) {
+                    const auto e = w.begin(field);
+                    w.varint(pf::interned::iid, i + 1);
+                    w.string(pf::interned::name, table->order[i]);
+                    w.end(e);
+                }
+                w.end(m);
+                w.end(p);
+                maybe_flush();
+            }
+        }
+    }
+
     void write_descriptor(basic_protobuf_writer<byte_buffer>& w, std::size_t i) {
         const track_rec& t = tracks_[i];
         const auto p = w.begin(pf::trace_packet);
@@ -518,6 +564,9 @@ private:
     std::map<std::pair<int, std::string>, std::uint32_t> counter_tracks_;
     pf_slice_table slices_;  // skeletons; in nesting order from the first flow on
     pf_slice_fold fold_;
+    pf_names names_;  // the texts the slices intern
+    std::vector<pf_plan::section> sections_;  // the sections in chunks before the flows
+    std::vector<std::uint32_t> chunk_slices_;
     pf_flow_binder binder_;
     pf_slice_flows flows_;             // the slices' flow endpoints
     std::vector<orphan_rec> orphans_;  // endpoints with no slice: instants

@@ -1,12 +1,15 @@
 // perfetto_tables: tables of the Perfetto protobuf backend
 // (perfetto_packets.hpp): the interned strings (pf_interner: text -> iid,
-// the texts kept in fixed blocks), the counter points (pf_counter_points:
+// the texts kept in fixed blocks; pf_interned_lookup: a thread's lookups in
+// one that no longer changes), the counter points (pf_counter_points:
 // one record per packet, however many tracks it carries) and the check that
 // a count fits the narrow field it is stored in (pf_narrow).
 //
 //   pf_interner names;
 //   const std::uint32_t iid = names.intern("taskId");   // 1, 2, ... in first-use order
 //   std::string_view text = names.order[iid - 1];
+//   pf_interned_lookup found(names);                     // per thread, once no one interns
+//   found.iid("taskId");                                 // the same iid, or std::logic_error
 //   pf_counter_points points;
 //   points.add(ts_ns, points.shape_of({track_a, track_b}), {3, 0});
 //   const auto at = pf_narrow<std::uint32_t>(bytes.size(), "args bytes");  // or std::length_error
@@ -44,29 +47,43 @@ T pf_narrow(V v, const char* what) {
     return static_cast<T>(v);
 }
 
+// The last texts looked up, by address: most names are string literals of
+// the sections ("taskId", "event"), so a text seen at the same address as
+// before is compared, not hashed (tens of millions of args).
+struct pf_address_cache {
+    struct slot {
+        const char* data = nullptr;
+        std::uint32_t iid = 0;
+    };
+    static constexpr std::size_t size = 64;
+    std::array<slot, size> slots{};
+    slot& of(std::string_view s) noexcept {
+        return slots[((reinterpret_cast<std::uintptr_t>(s.data()) >> 3) ^ s.size()) % size];
+    }
+};
+
 // Strings by iid. The texts live in fixed blocks, so the views the map keys
-// on stay valid as it grows (names are mostly one per task).
+// on stay valid as it grows (and as the interner moves).
 class pf_interner {
 public:
     std::vector<std::string_view> order;  // iid - 1 -> text
 
     std::uint32_t intern(std::string_view s) {
-        // Most names are string literals of the sections ("taskId", "event"):
-        // a text seen at the same address as before is looked up by that
-        // address and compared, not hashed (tens of millions of args).
-        recent& r = cache_[((reinterpret_cast<std::uintptr_t>(s.data()) >> 3) ^ s.size()) % cache_size];
+        pf_address_cache::slot& r = cache_.of(s);
         if (r.data == s.data() && r.iid != 0 && same_text(order[r.iid - 1], s)) return r.iid;
         return looked_up(s, r);
     }
+    // The iid of `s`, or 0 if it was never interned. It changes nothing, so
+    // several threads may look up at once once no one interns.
+    [[nodiscard]] std::uint32_t find(std::string_view s) const {
+        const auto found = ids_.find(s);
+        return found == ids_.end() ? 0 : found->second;
+    }
 
 private:
-    struct recent {
-        const char* data = nullptr;
-        std::uint32_t iid = 0;
-    };
     // A text not found at its address: hashed (kept out of intern(), which
     // is then a few instructions where it is called).
-    [[gnu::noinline]] std::uint32_t looked_up(std::string_view s, recent& r) {
+    [[gnu::noinline]] std::uint32_t looked_up(std::string_view s, pf_address_cache::slot& r) {
         r.data = s.data();
         const auto found = ids_.find(s);
         if (found != ids_.end()) return r.iid = found->second;
@@ -90,12 +107,38 @@ private:
         left_ -= text.size();
         return kept;
     }
-    static constexpr std::size_t cache_size = 64;
-    std::array<recent, cache_size> cache_{};
+    pf_address_cache cache_;
     std::unordered_map<std::string_view, std::uint32_t> ids_;
     std::vector<std::unique_ptr<char[]>> blocks_;
     std::size_t left_ = 0;
     char* at_ = nullptr;
+};
+
+// One thread's lookups in an interner that no one changes any more: by
+// address first (its own cache), else by the bytes. A text the interner
+// does not have is an error: the second pass handed in a name the first did
+// not.
+class pf_interned_lookup {
+public:
+    explicit pf_interned_lookup(const pf_interner& table) : table_(&table) {}
+    std::uint32_t iid(std::string_view s) {
+        pf_address_cache::slot& r = cache_.of(s);
+        if (r.data == s.data() && r.iid != 0 && same_text(table_->order[r.iid - 1], s)) return r.iid;
+        return looked_up(s, r);
+    }
+
+private:
+    [[gnu::noinline]] std::uint32_t looked_up(std::string_view s, pf_address_cache::slot& r) {
+        const std::uint32_t iid = table_->find(s);
+        if (iid == 0) {
+            throw std::logic_error("perfetto_trace: a name in the second pass that the first did not have: \"" +
+                                   std::string(s.substr(0, 80)) + "\"");
+        }
+        r = {s.data(), iid};
+        return iid;
+    }
+    const pf_interner* table_;
+    pf_address_cache cache_;
 };
 
 // Counter points, a record per packet: the points of one or more counter
