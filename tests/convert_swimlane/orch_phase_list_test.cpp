@@ -99,3 +99,31 @@ TEST_CASE("orch_phase_list: each pass over a lane reads it from its start") {
     ++it;
     CHECK(it == phases.end());
 }
+
+TEST_CASE("orch_phase_marks: a chunk's reader gets record i from the nearest mark, whatever index it starts at") {
+    // The orchestrator's slices are written in chunks on two threads
+    // (host_slices.hpp): each chunk reads its records from a mark kept
+    // every 256, stepping by one; a reader may also be asked to go back or
+    // to skip ahead.
+    for (const int n : {1, 255, 256, 257, 1000}) {
+        CAPTURE(n);
+        std::vector<sw::orch_record> lane;
+        for (int i = 0; i < n; ++i) {
+            lane.push_back(phase(static_cast<std::uint64_t>(1000 + 37 * i), static_cast<std::uint64_t>(1010 + 37 * i + i % 5),
+                                 i, static_cast<std::uint64_t>(3 * i), i % 7 == 0));
+        }
+        sw::orch_phase_list phases;
+        for (const sw::orch_record& r : lane) phases.push_back(r);
+        const sw::orch_phase_marks marks(phases);
+        CHECK(marks.size() == lane.size());
+        const auto size = static_cast<std::size_t>(n);
+        for (const std::size_t first : {std::size_t{0}, size / 3, size - 1}) {  // a chunk from each of these on
+            sw::orch_phase_marks::reader read;
+            for (std::size_t i = first; i < size; ++i) REQUIRE(read(marks, i) == lane[i]);
+        }
+        sw::orch_phase_marks::reader jumping;
+        for (const std::size_t i : {size - 1, std::size_t{0}, size / 2, size / 2, size - 1, size / 4}) {
+            REQUIRE(jumping(marks, i) == lane[i]);
+        }
+    }
+}

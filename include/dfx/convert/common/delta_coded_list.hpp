@@ -18,7 +18,7 @@
 // Codecs write zigzag varints of wrapped 64-bit differences
 // (delta_varint.hpp), so any values code and decode exactly; far steps just
 // take more bytes. Reading is forward only: each record decodes from the
-// one before it.
+// one before it (delta_coded_marks, below: from a record kept every 256).
 #pragma once
 
 #include <cstddef>
@@ -109,6 +109,53 @@ private:
     const std::uint8_t* end_ = nullptr;
     const std::uint8_t* next_ = nullptr;
     value_type record_{};
+};
+
+// Where every `stride`-th record of a list starts, kept in one pass over
+// it, so that a reader can start near any record: the records of a chunk,
+// read on another thread.
+//
+//   const delta_coded_marks<my_codec> marks(list);
+//   delta_coded_marks<my_codec>::reader read;   // one per chunk
+//   const my_record& r = read(marks, i);        // fast when i steps by one
+template <class Codec>
+class delta_coded_marks {
+public:
+    using value_type = typename Codec::value_type;
+    using iterator = typename delta_coded_list<Codec>::iterator;
+    static constexpr std::size_t stride = 256;
+
+    explicit delta_coded_marks(const delta_coded_list<Codec>& list) : size_(list.size()) {
+        marks_.reserve(size_ / stride + 1);
+        auto it = list.begin();
+        for (std::size_t i = 0; i < size_; ++i, ++it) {
+            if (i % stride == 0) marks_.push_back(it);
+        }
+    }
+    [[nodiscard]] std::size_t size() const noexcept { return size_; }
+
+    class reader {
+    public:
+        // Record i (< marks.size()).
+        const value_type& operator()(const delta_coded_marks& marks, std::size_t i) noexcept {
+            if (from_ != &marks || i < at_ || i - at_ >= stride) {
+                from_ = &marks;
+                it_ = marks.marks_[i / stride];
+                at_ = i / stride * stride;
+            }
+            for (; at_ < i; ++at_) ++it_;
+            return *it_;
+        }
+
+    private:
+        const delta_coded_marks* from_ = nullptr;
+        std::size_t at_ = 0;
+        iterator it_;
+    };
+
+private:
+    std::size_t size_;
+    std::vector<iterator> marks_;
 };
 
 }  // namespace dfx::convert

@@ -84,5 +84,6 @@ struct orch_phase_codec {
 };
 
 using orch_phase_list = delta_coded_list<orch_phase_codec>;
+using orch_phase_marks = delta_coded_marks<orch_phase_codec>;
 
 }  // namespace dfx::convert::swimlane

@@ -74,6 +74,7 @@ struct part_state {
     std::size_t hb_violations = 0;
     std::vector<anchor> preds, succs;
     sched_phases::reader phases;
+    orch_phase_marks::reader orch;
 };
 
 class trace_context {

@@ -119,16 +119,20 @@ inline void write_orchestrator(trace_context& cx, const trace_index& index, mark
     }
     markers.sort_marker_ids();
     std::vector<std::uint64_t> warned;
+    std::vector<std::uint8_t> has_bar;  // per record of a lane: an alloc bar drawn for it
     for (std::size_t lane = 0; lane < pd.orch.size(); ++lane) {
+        const auto& recs = pd.orch[lane];
         const std::int64_t tid = layout::orchestrator_tid(lane);
         const std::int64_t worker_tid = layout::aicpu_lane_tid(index.sched_thread_count + static_cast<std::int64_t>(lane));
-        for (const orch_record& r : pd.orch[lane]) {
-            const double start_us = pd.orch_us(r.start), end_us = pd.orch_us(r.end);
-            const double dur = end_us - start_us;
-            const bool valid = r.task_id.valid();
-            const std::string disp = valid ? format_task_display(r.task_id.value) : std::string();
-            host_detail::write_submit(cx.ev, r, start_us, end_us, tid, disp);
-            if (!valid) continue;
+        // Which records get an alloc bar, and the warnings, decided first in
+        // record order (the bars draw event ids and become markers); then
+        // the slices are written in chunks on two threads.
+        has_bar.assign(recs.size(), 0);
+        std::int64_t bar_id = cx.next_event_id;
+        std::size_t i = 0;
+        for (auto it = recs.begin(); i < recs.size(); ++it, ++i) {
+            const orch_record& r = *it;
+            if (!r.task_id.valid()) continue;
             const std::uint64_t id = r.task_id.value;
             bool regular = false, dummy = false;
             if (const auto* k = index.deps.kernel_ids(id)) {
@@ -139,7 +143,7 @@ inline void write_orchestrator(trace_context& cx, const trace_index& index, mark
                         fmt::print(cx.opt.warnings,
                                    "Warning: dummy({}) has no dummy_task scheduler record; its Worker View bar "
                                    "cannot be rendered.\n",
-                                   disp);
+                                   format_task_display(id));
                     }
                     warned.push_back(id);
                 }
@@ -148,11 +152,25 @@ inline void write_orchestrator(trace_context& cx, const trace_index& index, mark
                 dummy = markers.has_dummy(id);
             }
             if (regular || dummy || markers.has_skip(id)) continue;
-            const double bar = std::max(dur, marker_min_dur_us);
-            const marker_anchor alloc{id, start_us, start_us + bar, worker_tid, cx.next_event_id++};
-            host_detail::write_alloc_bar(cx.ev, alloc, bar, disp);
-            markers.add_alloc_bar(alloc);
+            has_bar[i] = 1;
+            const double start_us = pd.orch_us(r.start), end_us = pd.orch_us(r.end);
+            const double bar = std::max(end_us - start_us, marker_min_dur_us);
+            markers.add_alloc_bar({id, start_us, start_us + bar, worker_tid, bar_id++});
         }
+        const orch_phase_marks marks(recs);
+        cx.in_chunks(
+            recs.size(), cx.next_event_id, [&](std::size_t k) { return has_bar[k]; },
+            [&](event_sink& ev, std::size_t k, std::int64_t& event_id, part_state& part) {
+                const orch_record& r = part.orch(marks, k);
+                const double start_us = pd.orch_us(r.start), end_us = pd.orch_us(r.end);
+                const bool valid = r.task_id.valid();
+                const std::string disp = valid ? format_task_display(r.task_id.value) : std::string();
+                host_detail::write_submit(ev, r, start_us, end_us, tid, disp);
+                if (!has_bar[k]) return;
+                const double bar = std::max(end_us - start_us, marker_min_dur_us);
+                host_detail::write_alloc_bar(ev, {r.task_id.value, start_us, start_us + bar, worker_tid, event_id++},
+                                             bar, disp);
+            });
     }
     markers.merge_alloc_bars();
     markers.sort();

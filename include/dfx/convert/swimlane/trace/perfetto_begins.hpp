@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -73,12 +74,9 @@ struct pf_slice_fold {
     std::size_t count = 0;
     std::uint64_t hash = 0;
     void add(std::size_t at, std::uint32_t track, std::int64_t begin, std::int64_t end) noexcept {
-        std::uint64_t h = mixed(at);
-        for (const std::uint64_t v : {std::uint64_t{track}, static_cast<std::uint64_t>(begin),
-                                      static_cast<std::uint64_t>(end)}) {
-            h = mixed(h ^ v);
-        }
-        hash += h;
+        const std::uint64_t place = mixed((std::uint64_t{track} << 32) | (at & 0xFFFF'FFFFu));  // (slices < 2^32)
+        hash += mixed(place ^ static_cast<std::uint64_t>(begin) ^
+                      std::rotl(static_cast<std::uint64_t>(end) * 0x9E3779B97F4A7C15ull, 29));
         ++count;
     }
     pf_slice_fold& operator+=(const pf_slice_fold& o) noexcept {

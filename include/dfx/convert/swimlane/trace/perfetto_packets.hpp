@@ -36,19 +36,22 @@
 // come in time order, only in the right order where their times are equal.
 // Hence:
 //   1. the sections run once: each slice is kept as a skeleton (track,
-//      times, event id, order written; its chunks recorded on two threads,
-//      perfetto_skeletons.hpp), each counter call names its tracks;
+//      times, event id, order written) and its texts interned (category,
+//      name, args' names); each counter call names its tracks; chunks are
+//      recorded on two threads (perfetto_skeletons.hpp), and each chunk's
+//      slices counted;
 //   2. the flow sections run: each endpoint is bound to a skeleton (on
 //      the thread that runs its chunk: place_flow());
 //   3. write_ends(): the slices are nested (overflow tracks); the trace's
-//      start, the track descriptors, every slice's END with the flows that
+//      start, every interned text, the track descriptors, every slice's
+//      END with the flows that
 //      end on it (in blocks on two threads), and the endpoints no slice
 //      holds (as instants) are written;
 //   4. the slice and counter sections run a second time, the same calls in
-//      the same order (perfetto_begins.hpp; chunks recorded on two threads,
-//      perfetto_calls.hpp): each BEGIN, with the flows that
-//      start on it, and each counter point is written as it comes (a
-//      zero-length slice's END right after its BEGIN).
+//      the same order (perfetto_begins.hpp; each chunk encoded on the
+//      thread that runs it, told where its slices start, and written in
+//      chunk order): each BEGIN, with the flows that start on it, and each
+//      counter point (a zero-length slice's END right after its BEGIN).
 // Written before every BEGIN, an END always precedes a BEGIN at the same
 // time on its track; ENDs at one time come innermost first (the skeletons
 // are walked backwards in nesting order). BEGINs at one time on one track
@@ -60,8 +63,9 @@
 // only an arrow whose destination ends before its source begins (it runs
 // backwards; the JSON loses it too) or, at a tie, ends when it begins, may
 // be lost. Timestamps are absolute
-// (ns; a delta clock would need time order), and interned data goes on the
-// first packet in the file that uses it (a held BEGIN carries its own).
+// (ns; a delta clock would need time order), and every interned text is
+// written once, before the first event: so a packet depends on nothing
+// written after the trace's start, and chunks encode apart.
 //
 //   perfetto_trace pb;
 //   pb.process_name(4, "Worker View");
@@ -215,9 +219,26 @@ public:
         end_of_slices();
         binder_.release();  // the slices stay in nesting order
         std::vector<std::pair<std::uint64_t, std::uint32_t>>().swap(placeable_threads_);  // nothing is placed now
-        flows_.group(slices_.size());
-        nest_slices();
-        pf_plan plan = plan_second_pass();
+        // The flows grouped by slice on a second thread meanwhile (neither
+        // reads what the other writes; joined before anything can go).
+        std::exception_ptr grouping_failed;
+        std::thread grouping([&] {
+            try {
+                flows_.group(slices_.size());
+            } catch (...) {
+                grouping_failed = std::current_exception();
+            }
+        });
+        pf_plan plan;
+        try {
+            nest_slices();
+            plan = plan_second_pass();
+        } catch (...) {
+            grouping.join();
+            throw;
+        }
+        grouping.join();
+        if (grouping_failed) std::rethrow_exception(grouping_failed);
         plan.threads = threads_;
         plan.counter_tracks = counter_tracks_;
         plan.thread_of.resize(tracks_.size());
