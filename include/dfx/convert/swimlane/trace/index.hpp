@@ -73,7 +73,6 @@ public:
         bind_pairs_to_rows();
         count_anchors_and_stems();
         order_complete_phases();
-        attribute_finishes();
     }
 
     const perf_data& pd;
@@ -96,11 +95,6 @@ public:
     std::vector<std::vector<std::uint32_t>> completes;  // per scheduler thread: complete phases by start
     std::vector<std::vector<double>> complete_starts;   // their starts, µs (searched per task finish)
     std::vector<std::vector<double>> complete_ends;     // and ends (read per task finish: the phases are delta-coded)
-    // Finishes of task rows attributed to each complete phase (by thread,
-    // then record index): the phase containing the finish, else the next to
-    // start. (Here, not in the section that draws them: the protobuf trace
-    // runs its sections twice.)
-    std::vector<std::vector<std::uint32_t>> finishes_per_phase;
     label_stems stems;
 
     const id_group* group(std::uint64_t id) const {
@@ -330,20 +324,6 @@ private:
                 for (const anchor& a : ends) count_end(a.row);
             } else {
                 for (std::uint32_t r = g.first; r < g.first + g.count; ++r) count_end(r);
-            }
-        }
-    }
-
-    void attribute_finishes() {
-        finishes_per_phase.resize(pd.sched.size());
-        for (std::size_t th = 0; th < pd.sched.size(); ++th) finishes_per_phase[th].assign(pd.sched[th].size(), 0);
-        if (pd.core_to_thread.empty()) return;
-        for (const task& t : tasks) {
-            if (t.finish_us < 0) continue;
-            const std::int64_t th = thread_of_core(t.core_id);
-            if (th < 0 || th >= static_cast<std::int64_t>(pd.sched.size())) continue;
-            if (auto k = complete_for(static_cast<std::size_t>(th), t.finish_us)) {
-                ++finishes_per_phase[th][completes[th][*k]];
             }
         }
     }

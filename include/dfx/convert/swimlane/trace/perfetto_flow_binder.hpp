@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -210,10 +211,13 @@ public:
 
 private:
     // Sorts by (track, begin, end descending, order written), on two
-    // threads when there are many: the slices are split at the track that
-    // halves them (one pass of std::partition; no copy), and each part is
-    // sorted on its own thread (at 10^5 tasks the sort was ~60 ms of the
-    // one busy thread).
+    // threads when there are many: the slices are split in halves by a
+    // (track, begin) that the sorted order keeps apart, the begin the median
+    // of the track the middle falls in (one pass of std::partition; no
+    // copy; a scheduler thread's track holds a quarter of the slices, so a
+    // split between tracks left one thread idle for a third of the sort),
+    // and each half is sorted on its own thread (at 10^5 tasks the sort
+    // was ~60 ms of the one busy thread).
     static void sort_by_track(pf_slice_table& table, std::size_t tracks) {
         std::vector<pf_slice_rec>& slices = table.records();
         const auto before = [&table](const pf_slice_rec& x, const pf_slice_rec& y) {
@@ -232,12 +236,24 @@ private:
         }
         std::vector<std::size_t> per_track(tracks, 0);
         for (const pf_slice_rec& r : slices) ++per_track[r.track];
-        std::uint32_t split = 1;  // the parts: tracks below split, the rest
-        for (std::size_t below = per_track[0]; split + 1 < tracks && below + per_track[split] <= slices.size() / 2;) {
-            below += per_track[split++];
+        std::uint32_t split = 0;  // the track the middle falls in
+        std::size_t below = 0;    // the slices of the tracks before it
+        while (split + 1 < tracks && below + per_track[split] <= slices.size() / 2) below += per_track[split++];
+        std::vector<std::int64_t> begins;  // split's
+        begins.reserve(per_track[split]);
+        for (const pf_slice_rec& r : slices) {
+            if (r.track == split) begins.push_back(r.begin);
         }
-        const auto mid = std::partition(slices.begin(), slices.end(),
-                                        [split](const pf_slice_rec& r) { return r.track < split; });
+        const std::size_t take = std::min(slices.size() / 2 - below, begins.size());  // of split's, to the first half
+        std::int64_t pivot = std::numeric_limits<std::int64_t>::max();
+        if (take < begins.size()) {
+            std::nth_element(begins.begin(), begins.begin() + static_cast<std::ptrdiff_t>(take), begins.end());
+            pivot = begins[take];
+        }
+        std::vector<std::int64_t>().swap(begins);
+        const auto mid = std::partition(slices.begin(), slices.end(), [split, pivot](const pf_slice_rec& r) {
+            return r.track < split || (r.track == split && r.begin < pivot);
+        });
         std::thread first([&] { std::sort(slices.begin(), mid, before); });
         std::sort(mid, slices.end(), before);
         first.join();

@@ -219,26 +219,9 @@ public:
         end_of_slices();
         binder_.release();  // the slices stay in nesting order
         std::vector<std::pair<std::uint64_t, std::uint32_t>>().swap(placeable_threads_);  // nothing is placed now
-        // The flows grouped by slice on a second thread meanwhile (neither
-        // reads what the other writes; joined before anything can go).
-        std::exception_ptr grouping_failed;
-        std::thread grouping([&] {
-            try {
-                flows_.group(slices_.size());
-            } catch (...) {
-                grouping_failed = std::current_exception();
-            }
-        });
-        pf_plan plan;
-        try {
-            nest_slices();
-            plan = plan_second_pass();
-        } catch (...) {
-            grouping.join();
-            throw;
-        }
-        grouping.join();
-        if (grouping_failed) std::rethrow_exception(grouping_failed);
+        flows_.group(slices_.size());
+        nest_slices();
+        pf_plan plan = plan_second_pass();
         plan.threads = threads_;
         plan.counter_tracks = counter_tracks_;
         plan.thread_of.resize(tracks_.size());

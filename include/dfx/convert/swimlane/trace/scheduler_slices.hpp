@@ -42,6 +42,21 @@ inline void depth_list(json_buffer& o, const std::int32_t (&d)[3]) {
     o.push_back(']');
 }
 
+// Finishes of task rows attributed to each complete phase (by thread, then
+// record index): the phase containing the finish, else the next to start.
+inline std::vector<std::vector<std::uint32_t>> finishes_per_phase(const trace_index& index) {
+    const perf_data& pd = index.pd;
+    std::vector<std::vector<std::uint32_t>> attributed(pd.sched.size());
+    for (std::size_t th = 0; th < pd.sched.size(); ++th) attributed[th].assign(pd.sched[th].size(), 0);
+    if (pd.core_to_thread.empty()) return attributed;
+    for (const task& t : index.tasks) {
+        if (t.finish_us < 0) continue;
+        const std::int64_t th = index.thread_of_core(t.core_id);
+        if (th < 0 || th >= static_cast<std::int64_t>(pd.sched.size())) continue;
+        if (auto k = index.complete_for(static_cast<std::size_t>(th), t.finish_us)) ++attributed[th][index.completes[th][*k]];
+    }
+    return attributed;
+}
 
 inline void write_marker(event_sink& ev, const trace_index& index, const sched_record& r, std::size_t th,
                          std::int64_t id) {
@@ -171,7 +186,7 @@ inline void write_scheduler_phases(trace_context& cx, const trace_index& index, 
     if (pd.sched.empty()) return;
     cx.ev.process_name(layout::scheduler_pid, "AICPU Scheduler");
     cx.ev.process_sort(layout::scheduler_pid, layout::scheduler_sort_index);
-    const auto& attributed = index.finishes_per_phase;
+    const auto attributed = finishes_per_phase(index);
     for (std::size_t th = 0; th < pd.sched.size(); ++th) {
         const auto& recs = pd.sched[th];
         const std::int64_t tid = layout::sched_lane_tid(static_cast<std::int64_t>(th), 0);
