@@ -376,6 +376,11 @@ TEST_CASE("perfetto_trace: a second pass that is not the first is refused") {
         CHECK_THROWS_AS(second.slice(pf_slice{"other", "a", 4, 10, 1.0, 2.0, 0, pf_slice::inline_text}),
                         std::logic_error);
     }
+    SUBCASE("a slice or a text for the first pass once the second has begun") {
+        // (Its texts are the second pass's now.)
+        CHECK_THROWS_AS(pb.slice(pf_slice{"event", "a", 4, 10, 1.0, 2.0, 0, pf_slice::inline_text}), std::logic_error);
+        CHECK_THROWS_AS(pb.intern_text(dfx::convert::swimlane::trace::pf_text::category, "event"), std::logic_error);
+    }
     SUBCASE("a flow in the second pass") {
         CHECK_THROWS_AS(second.flow(0, 's', 4, 10, 1.0, 0), std::logic_error);
     }
@@ -532,27 +537,28 @@ TEST_CASE("recorded chunks: an error in a chunk, in its numbers or in the hand-o
                 if (f == in_a_chunk && i == 37) throw std::runtime_error("item 37 failed");
                 // Refused when the chunk is handed in: in the first pass an
                 // event id too large for the backend's tables, in the second
-                // a thread the first pass did not have.
+                // a chunk with a slice fewer than the first pass counted.
                 const bool refused = f == in_the_hand_over && i == 41;
                 const auto id = static_cast<std::int64_t>(i);
-                ev.slice(pass == 1 ? slice_of(i, 10, refused ? std::int64_t{1} << 40 : id)
-                                   : slice_of(i, refused ? 11 : 10, id),
-                         {});
+                if (pass == 1) ev.slice(slice_of(i, 10, refused ? std::int64_t{1} << 40 : id), {});
+                if (pass == 2 && !refused) ev.slice(slice_of(i, 10, id), {});
                 number += f == in_the_numbers && i == 13 ? 2 : 1;
             };
             const auto run = [&] { cx.in_chunks(100, counter, [](std::size_t) { return 1; }, body); };
             if (f == in_a_chunk) CHECK_THROWS_WITH_AS(run(), "item 37 failed", std::runtime_error);
             if (f == in_the_numbers) CHECK_THROWS_AS(run(), std::logic_error);
             if (f == in_the_hand_over && pass == 1) CHECK_THROWS_AS(run(), std::length_error);
-            if (f == in_the_hand_over && pass == 2) CHECK_THROWS_AS(run(), std::logic_error);
+            if (f == in_the_hand_over && pass == 2) {
+                CHECK_THROWS_WITH_AS(run(), "perfetto_trace: a chunk of the second pass had other slices than the first's",
+                                     std::logic_error);
+            }
         }
     }
 }
 
 TEST_CASE("recorded chunks: however slow the backend, the other thread runs only a few chunks ahead of it") {
-    // The recorded calls waiting to be handed in stay a few chunks' worth
-    // (at 10^7 tasks the second pass's would otherwise pile up: its encoder
-    // is slower than the sections).
+    // The first pass's recorded calls waiting to be handed in stay a few
+    // chunks' worth, however slow the backend that takes them.
     namespace sw = dfx::convert::swimlane;
     struct slow_backend final : pf_backend {
         std::atomic<std::size_t>* run = nullptr;
@@ -586,4 +592,43 @@ TEST_CASE("recorded chunks: however slow the backend, the other thread runs only
     // Each slice handed in: at most the chunks this thread and the other one
     // may have run (the one handed in, 8 ahead, one running here) past it.
     CHECK(slow.most_ahead <= 10 * opt.chunk_items);
+}
+
+TEST_CASE("recorded chunks: however slow the writing, the second pass's encoded chunks waiting stay a few") {
+    // Each chunk of the second pass is encoded where it runs and written in
+    // chunk order: at 10^7 tasks the chunks' bytes would pile up if the
+    // sections ran far ahead of the file.
+    namespace sw = dfx::convert::swimlane;
+    test_support::scratch_dir dir;
+    dfx::convert::json_file_writer file(dir.file("t.pftrace"));
+    sw::trace_options opt;
+    opt.format = sw::trace_format::perfetto;
+    opt.warnings = nullptr;
+    opt.chunk_items = 4;
+    constexpr std::size_t items = 400;
+    const auto slice_of = [](std::size_t i) {
+        return pf_slice{"event", "x", 4, 10, static_cast<double>(i), 1.0, -1, pf_slice::inline_text};
+    };
+    perfetto_trace pb;
+    sw::trace::trace_context first(file, opt, 0, &pb);
+    first.in_chunks(items, [&](sw::trace::event_sink& ev, std::size_t i) { ev.slice(slice_of(i), {}); });
+    std::atomic<std::size_t> run{0};
+    std::size_t chunks_written = 0, most_ahead = 0;
+    bool second_pass = false;
+    pf_backend& second = pb.write_ends([&](std::string_view) {
+        if (!second_pass) return;
+        ++chunks_written;  // (one write a chunk: nothing held, nothing outside chunks)
+        most_ahead = std::max(most_ahead, run.load() - opt.chunk_items * chunks_written);
+        std::this_thread::sleep_for(std::chrono::microseconds(500));
+    });
+    second_pass = true;
+    sw::trace::trace_context cx(file, opt, 0, &second);
+    cx.in_chunks(items, [&](sw::trace::event_sink& ev, std::size_t i) {
+        ++run;
+        ev.slice(slice_of(i), {});
+    });
+    pb.finish();
+    CHECK(chunks_written == items / opt.chunk_items);
+    // Past the chunk being written: at most the 8 ahead and one running here.
+    CHECK(most_ahead <= 10 * opt.chunk_items);
 }

@@ -467,6 +467,7 @@ private:
             const auto slot = plan_.held.find(h.seq);
             if (slot == plan_.held.end()) throw std::logic_error("perfetto_trace: a held slice without its group");
             held_group& g = groups_[slot->second.group];
+            if (g.waiting == 0) throw std::logic_error("perfetto_trace: a held slice of a group already written");
             g.packets[slot->second.rank] = std::move(h.bytes);
             if (--g.waiting != 0) continue;
             for (const std::string& packet : g.packets) sink_(packet);

@@ -137,6 +137,7 @@ public:
     }
     // A slice: the texts it interns, and its skeleton.
     void slice_span(const pf_slice& s, std::span<const pf_arg> args) override {
+        if (binder_.indexed()) throw std::logic_error("perfetto_trace: a slice after the first flow");
         names_.add(s, args);
         slice_skeleton(s.pid, s.tid, s.ts_us, s.dur_us, s.event_id);
     }
@@ -152,7 +153,11 @@ public:
         ahead_.wrote(ahead_slices_, slices_.size() * sizeof(slice_rec));
     }
     // A recorded chunk's texts (perfetto_skeletons.hpp).
-    void intern_text(pf_text kind, std::string_view text) override { names_.of(kind).intern(text); }
+    void intern_text(pf_text kind, std::string_view text) override {
+        // (After the slices the texts are the plan's: names_ is moved from.)
+        if (binder_.indexed()) throw std::logic_error("perfetto_trace: a slice's text after the first flow");
+        names_.of(kind).intern(text);
+    }
     // A section's chunks, all handed in: the second pass runs the sections
     // before the flows again, and encodes each chunk apart.
     void section_chunks(std::span<const std::uint32_t> slices_per_chunk) override {
