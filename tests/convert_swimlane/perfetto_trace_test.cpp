@@ -425,16 +425,22 @@ void item_calls(pf_backend& to, std::size_t i) {
     }
 }
 
+// A protobuf trace's options, its sections in chunks of `chunk_items`, quiet.
+dfx::convert::swimlane::trace_options perfetto_options(std::size_t chunk_items) {
+    dfx::convert::swimlane::trace_options opt;
+    opt.format = dfx::convert::swimlane::trace_format::perfetto;
+    opt.warnings = nullptr;
+    opt.chunk_items = chunk_items;
+    return opt;
+}
+
 // Both passes over the items: made directly (chunk_items 0), or as a
 // section of chunks of `chunk_items` on two threads in each pass.
 std::string item_trace(std::size_t chunk_items) {
     namespace sw = dfx::convert::swimlane;
     test_support::scratch_dir dir;
     dfx::convert::json_file_writer file(dir.file("t.pftrace"));
-    sw::trace_options opt;
-    opt.format = sw::trace_format::perfetto;
-    opt.warnings = nullptr;
-    opt.chunk_items = chunk_items;
+    const sw::trace_options opt = perfetto_options(chunk_items);
     // Two sections, with calls outside chunks before, between and after them.
     const auto all_items = [&](pf_backend& to) {
         const auto outside = [&](double ts) {
@@ -513,10 +519,7 @@ TEST_CASE("recorded chunks: an error in a chunk, in its numbers or in the hand-o
             CAPTURE(static_cast<int>(f));
             test_support::scratch_dir dir;
             dfx::convert::json_file_writer file(dir.file("t.pftrace"));
-            sw::trace_options opt;
-            opt.format = sw::trace_format::perfetto;
-            opt.warnings = nullptr;
-            opt.chunk_items = 2;  // 50 chunks: both threads take many
+            const sw::trace_options opt = perfetto_options(2);  // 50 chunks: both threads take many
             perfetto_trace pb;
             const auto slice_of = [](std::size_t i, std::int64_t tid, std::int64_t id) {
                 return pf_slice{"event", "x", 4, tid, static_cast<double>(i), 1.0, id};
@@ -576,10 +579,7 @@ TEST_CASE("recorded chunks: however slow the backend, the other thread runs only
     };
     test_support::scratch_dir dir;
     dfx::convert::json_file_writer file(dir.file("t.pftrace"));
-    sw::trace_options opt;
-    opt.format = sw::trace_format::perfetto;
-    opt.warnings = nullptr;
-    opt.chunk_items = 4;
+    const sw::trace_options opt = perfetto_options(4);
     std::atomic<std::size_t> run{0};
     slow_backend slow;
     slow.run = &run;
@@ -601,10 +601,7 @@ TEST_CASE("recorded chunks: however slow the writing, the second pass's encoded 
     namespace sw = dfx::convert::swimlane;
     test_support::scratch_dir dir;
     dfx::convert::json_file_writer file(dir.file("t.pftrace"));
-    sw::trace_options opt;
-    opt.format = sw::trace_format::perfetto;
-    opt.warnings = nullptr;
-    opt.chunk_items = 4;
+    const sw::trace_options opt = perfetto_options(4);
     constexpr std::size_t items = 400;
     const auto slice_of = [](std::size_t i) {
         return pf_slice{"event", "x", 4, 10, static_cast<double>(i), 1.0, -1, pf_slice::inline_text};
