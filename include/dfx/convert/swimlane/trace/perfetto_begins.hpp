@@ -430,19 +430,6 @@ public:
         return seen == plan_.first && held_written;
     }
 
-    static void end_event(basic_protobuf_writer<byte_buffer>& w, std::int64_t ts, std::uint32_t track, std::uint32_t at,
-                          const pf_slice_flows& flows) {
-        pf_begin_encoder::end_event(w, ts, track, at, flows);
-    }
-    template <class W>
-    static void write_flow_id(W& w, bool starts, std::uint32_t id) {
-        pf_begin_encoder::write_flow_id(w, starts, id);
-    }
-    [[gnu::always_inline]] static basic_protobuf_writer<byte_buffer>::open_message packet(
-        basic_protobuf_writer<byte_buffer>& w, std::int64_t ts) {
-        return pf_begin_encoder::packet(w, ts);
-    }
-
 private:
     struct held_group {
         std::uint32_t waiting = 0;

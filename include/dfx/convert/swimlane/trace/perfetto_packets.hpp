@@ -248,12 +248,12 @@ public:
         flush();
         write_slice_ends();
         for (const orphan_rec& f : orphans_) {
-            const auto p = perfetto_begins::packet(w, f.ts);
+            const auto p = pf_begin_encoder::packet(w, f.ts);
             const auto e = w.begin(pf::packet::track_event);
             w.varint(pf::event::type, pf::event::type_instant);
             w.varint(pf::event::track_uuid, uuid_of(f.track));
             w.string(pf::event::name, "flow");
-            perfetto_begins::write_flow_id(w, (f.tagged & starts_bit) != 0, f.tagged & ~starts_bit);
+            pf_begin_encoder::write_flow_id(w, (f.tagged & starts_bit) != 0, f.tagged & ~starts_bit);
             w.end(e);
             w.end(p);
             maybe_flush();
@@ -410,7 +410,7 @@ private:
             for (std::size_t i = top; i-- > bottom;) {
                 const slice_rec& s = slices_[i];
                 if (s.length == 0) continue;  // (its END follows its BEGIN)
-                perfetto_begins::end_event(w, slices_.end_of(s), s.track, static_cast<std::uint32_t>(i), flows_);
+                pf_begin_encoder::end_event(w, slices_.end_of(s), s.track, static_cast<std::uint32_t>(i), flows_);
             }
         };
         const auto write = [this](const byte_buffer& bytes) {
