@@ -374,6 +374,9 @@ def test_dump_bad_input():
                                     '"strides": [3, 1], "start_offset": 0, "numel": 6, "bin_offset": 48'),
         "wrong type": good.replace('"arg_index": 4,', '"arg_index": "four",'),
         "args not array": '{"args": {}}',
+        # (The mutation corpus's byte flip "after_completion" -> "/fter_completion": a stage
+        # names the export's files, so a '/' would send one elsewhere.)
+        "a '/' in a stage": good.replace('"stage": "after_completion"', '"stage": "/fter_completion"', 1),
     }
     for what, text in variants.items():
         if text == good:

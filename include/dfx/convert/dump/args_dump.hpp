@@ -91,10 +91,10 @@ public:
             for (auto member : doc.get_object()) {
                 const std::string_view key = member.unescaped_key();
                 simdjson::ondemand::value v = member.value();
-                if (key == "task_id") a.task_id = text(v, key), seen[0] = true;
+                if (key == "task_id") a.task_id = name_part(v, key), seen[0] = true;
                 else if (key == "arg_index") a.arg_index = non_negative(integer(v, key), key), seen[1] = true;
-                else if (key == "role") a.role = text(v, key), seen[2] = true;
-                else if (key == "stage") a.stage = text(v, key), seen[3] = true;
+                else if (key == "role") a.role = name_part(v, key), seen[2] = true;
+                else if (key == "stage") a.stage = name_part(v, key), seen[3] = true;
                 else if (key == "dtype") a.dtype = text(v, key), seen[4] = true;
                 else if (key == "shape") a.shape = dimension_list(v, key), seen[5] = true;
                 else if (key == "bin_size") a.bin_size = unsigned_integer(v, key), seen[6] = true;
@@ -126,6 +126,13 @@ private:
     [[noreturn]] void fail(std::string_view key, std::string_view expected) const {
         if (key.empty()) throw input_error(fmt::format("{}: expected {}", where_, expected));
         throw input_error(fmt::format("{}: \"{}\" must be {}", where_, key, expected));
+    }
+    // A text that names the export's files (dfx dump --export): no path
+    // separator or NUL, which would send a file elsewhere.
+    std::string name_part(value& v, std::string_view key) {
+        std::string t = text(v, key);
+        if (t.find_first_of(std::string_view("/\0", 2)) != std::string::npos) fail(key, "a text without '/' or NUL");
+        return t;
     }
     std::string text(value& v, std::string_view key) {
         // task_id too is a string: "0x" and 16 hex digits (spec args dump).
