@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <charconv>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -315,6 +318,42 @@ TEST_CASE("for_each_file_block: a file that shrinks while it is read is an error
                          (path + ": the file shrank while it was read").c_str(), input_error);
     CHECK(calls == 1);
     std::filesystem::remove(path);
+}
+
+TEST_CASE("for_each_file_block has the file read ahead of the block it hands over") {
+    // A file that is not in the page cache: while the first block is being
+    // scanned, a page 40 MiB on, which the scan has not touched, comes in.
+    // Without the read-ahead nothing asks for it (the kernel's own
+    // read-around on a fault reaches 8 MiB at most here).
+    constexpr std::size_t mib = std::size_t{1} << 20;
+    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    const std::string path = write_temp(std::string(48 * mib, ' '));
+    const int fd = ::open(path.c_str(), O_RDONLY);
+    REQUIRE(fd >= 0);
+    REQUIRE(::fdatasync(fd) == 0);  // clean pages can be dropped
+    (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    void* const map = ::mmap(nullptr, 48 * mib, PROT_READ, MAP_SHARED, fd, 0);
+    REQUIRE(map != MAP_FAILED);
+    const std::size_t probe = 40 * mib;
+    const auto resident = [&] {
+        unsigned char in = 0;
+        REQUIRE(::mincore(static_cast<char*>(map) + probe, page, &in) == 0);
+        return (in & 1) != 0;
+    };
+    if (resident()) {
+        // tmpfs keeps every page: there is nothing to read ahead.
+        MESSAGE("not checked: " << path << " stays in memory whatever is advised");
+    } else {
+        bool came = false;
+        for_each_file_block(path, mib, [&](char*, std::size_t, std::uint64_t offset) {
+            if (offset != 0) return;
+            for (int wait = 0; wait < 500 && !(came = resident()); ++wait)
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        });
+        CHECK(came);
+    }
+    ::munmap(map, 48 * mib);
+    ::close(fd);
 }
 
 TEST_CASE("for_each_file_block: a FIFO with no writer and a device are errors within a bounded time") {
