@@ -7,7 +7,9 @@
 // the bulk arrays arrive in batches of rows, parsed by simdjson On-Demand on a
 // second thread (pipelined_handler.hpp) while the stream scans ahead; a batch
 // of task rows written in plain in-range integers, as real files are, is
-// read by a fast path instead (common/integer_rows_scanner.hpp). Both
+// read by a fast path instead (common/integer_rows_scanner.hpp), and so is
+// a batch of phases whose values are all plain and in range
+// (common/flat_objects_scanner.hpp). Both
 // schema generations are accepted: 6-column `aicore_tasks` ("v3") and the
 // older 5-column rows without receive_to_start_cycles ("v2").
 //
@@ -31,10 +33,12 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "dfx/convert/common/flat_objects_scanner.hpp"
 #include "dfx/convert/common/integer_rows_scanner.hpp"
 #include "dfx/convert/common/json_object_stream.hpp"
 #include "dfx/convert/common/json_value.hpp"
@@ -115,6 +119,9 @@ public:
         fast_rows_on_ = on;
         return *this;
     }
+    // How many batches (of task rows or phases) the fast paths read, after
+    // read(): so a test can tell that they were taken.
+    [[nodiscard]] std::size_t fast_batches() const noexcept { return fast_batches_; }
 
     // Hand each AICore row to `sink` as it is read, in file order, instead of
     // keeping it (records_file::aicore stays empty; the row is checked and
@@ -199,6 +206,8 @@ public:
         if (m == member::aicpu && fast_rows_on_ &&
             (times_unused_ ? take_fast_rows<2>(fast_aicpu_, json) : take_fast_rows<4>(fast_aicpu_, json)))
             return;
+        if (m == member::sched && fast_rows_on_ && take_fast_phases(at.outer, json)) return;
+        if ((m == member::orch || m == member::host_orch) && fast_rows_on_ && take_fast_orch(m, at.outer, json)) return;
         auto where_array = [&] {
             return m == member::sched || m == member::orch || m == member::host_orch ? fmt::format("{}[{}]", key, at.outer)
                                                                                       : std::string(key);
@@ -419,6 +428,130 @@ private:
         for (const auto& r : rows)
             if (!in_range(r)) return false;
         for (const auto& r : rows) take(r);
+        ++fast_batches_;
+        return true;
+    }
+
+    // The phases the same way (common/flat_objects_scanner.hpp): a batch
+    // whose every member is one read_sched_record / read_orch_record takes
+    // without a question (times, counters and ids non-negative, depths in
+    // range, kinds as strings) is read from the text in place; anything else
+    // (a negative value, another type, a fraction, an escape) sends the
+    // whole batch the general way, which reads the same phases or names the
+    // error. The phases are kept only once the whole batch has passed.
+    bool take_fast_phases(std::size_t outer, simdjson::padded_string_view json) {
+        using kind = flat_value::kind;
+        fast_sched_.clear();
+        sched_record r;
+        sched_pops pops;
+        bool has_start_depth = false;
+        bool has_end_depth = false;
+        const auto count = [](const flat_value& v, std::int64_t& out) {
+            if (v.type != kind::integer || v.number < 0) return false;
+            out = v.number;
+            return true;
+        };
+        const auto depths = [](const flat_value& v, std::int32_t (&out)[3], bool& has) {
+            if (v.type == kind::null) {  // not an array: no depths, as read_depths says
+                has = false;
+                return true;
+            }
+            if (v.type != kind::integers) return false;
+            for (std::size_t i = 0; i < v.count && i < 3; ++i) {
+                if (v.items[i] < 0 || v.items[i] > INT32_MAX) return false;
+                out[i] = static_cast<std::int32_t>(v.items[i]);
+            }
+            has = v.count == 3;
+            return true;
+        };
+        const bool ok = scan_flat_objects(
+            std::string_view(json),
+            [&](std::string_view key, const flat_value& v) {
+                std::int64_t x = 0;
+                if (key == "kind") {
+                    if (v.type != kind::string) return false;
+                    r.kind = phase_kind_from(v.text);
+                } else if (key == "start_cycles") {
+                    if (!count(v, x)) return false;
+                    r.start_cycles = static_cast<std::uint64_t>(x);
+                } else if (key == "end_cycles") {
+                    if (!count(v, x)) return false;
+                    r.end_cycles = static_cast<std::uint64_t>(x);
+                } else if (key == "loop_iter") {
+                    if (!count(v, r.loop_iter)) return false;
+                } else if (key == "tasks_processed") {
+                    if (!count(v, r.tasks_processed)) return false;
+                    r.has_tasks_processed = true;
+                } else if (key == "pop_hit") {
+                    if (!count(v, pops.hit)) return false;
+                } else if (key == "pop_miss") {
+                    if (!count(v, pops.miss)) return false;
+                } else if (key == "task_id") {
+                    if (v.type != kind::null) {
+                        if (!count(v, x)) return false;
+                        r.task_id = static_cast<std::uint64_t>(x);
+                        r.has_task_id = true;
+                    }
+                } else if (key == "shared_at_start") {
+                    return depths(v, r.depth_start, has_start_depth);
+                } else if (key == "shared_at_end") {
+                    return depths(v, r.depth_end, has_end_depth);
+                }
+                return true;
+            },
+            [&] {
+                r.depths_valid = has_start_depth && has_end_depth;
+                fast_sched_.push_back({r, pops});
+                r = {};
+                pops = {};
+                has_start_depth = has_end_depth = false;
+                return true;
+            });
+        if (!ok) return false;
+        for (const auto& [phase, phase_pops] : fast_sched_) {
+            note_time_base(phase.start_cycles);
+            note_time_base(phase.end_cycles);
+            if (loop_only_) lane(out_.loop, outer).add(phase, phase_pops);
+            else if (keep_phases_) lane(out_.sched, outer).add(phase, phase_pops);
+        }
+        ++fast_batches_;
+        return true;
+    }
+    bool take_fast_orch(member m, std::size_t outer, simdjson::padded_string_view json) {
+        using kind = flat_value::kind;
+        const bool device = m == member::orch;
+        const std::string_view start_key = device ? "start_cycles" : "start_host_ns";
+        const std::string_view end_key = device ? "end_cycles" : "end_host_ns";
+        fast_orch_.clear();
+        orch_record r;
+        const bool ok = scan_flat_objects(
+            std::string_view(json),
+            [&](std::string_view key, const flat_value& v) {
+                const bool counted = key == start_key || key == end_key || key == "submit_idx";
+                if (!counted && key != "task_id") return true;
+                if (v.type != kind::integer || (counted && v.number < 0)) return false;
+                if (key == start_key) r.start = static_cast<std::uint64_t>(v.number);
+                else if (key == end_key) r.end = static_cast<std::uint64_t>(v.number);
+                else if (key == "submit_idx") r.submit_idx = v.number;
+                else r.task_id = raw_task_id{static_cast<std::uint64_t>(v.number), v.number < 0};
+                return true;
+            },
+            [&] {
+                fast_orch_.push_back(r);
+                r = {};
+                return true;
+            });
+        if (!ok) return false;
+        for (const orch_record& phase : fast_orch_) {
+            if (device) {
+                note_time_base(phase.start);
+                note_time_base(phase.end);
+                if (keep_phases_ && !loop_only_) lane(out_.orch, outer).push_back(phase);
+            } else {
+                lane(out_.host_orch, outer).push_back(phase);
+            }
+        }
+        ++fast_batches_;
         return true;
     }
 
@@ -603,6 +736,9 @@ private:
     simdjson::ondemand::document doc_;
     std::vector<integer_row<6>> fast_aicore_;  // the fast path's scratch, reused per batch
     std::vector<integer_row<4>> fast_aicpu_;
+    std::vector<std::pair<sched_record, sched_pops>> fast_sched_;  // the phases' fast path's scratch, per batch
+    std::vector<orch_record> fast_orch_;
+    std::size_t fast_batches_ = 0;
     records_file out_;
 };
 
