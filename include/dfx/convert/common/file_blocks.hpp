@@ -100,12 +100,15 @@ inline std::size_t read_up_to(const std::string& path, int fd, char* out, std::s
 // own read-ahead on a fault is synchronous), so reading and scanning took
 // turns. Advising the range ahead (POSIX_FADV_WILLNEED) starts its reads
 // without waiting for them; each byte is advised once, a step at a time.
+// The kernel reads at most max(read_ahead_kb, max_sectors_kb) of the
+// device's queue settings per call and drops the rest of the range (128
+// KiB and 1,280 KiB are common defaults), so a step stays below those.
 // On a cached file the advice finds the pages present and does nothing
 // else. Advice the kernel refuses is ignored: it is only a hint.
 class read_ahead {
 public:
     static constexpr std::uint64_t lead = 64ULL << 20;
-    static constexpr std::uint64_t step = 8ULL << 20;
+    static constexpr std::uint64_t step = 128ULL << 10;
 
     read_ahead(int fd, std::uint64_t size) : fd_(fd), size_(size) {}
     // The scan is about to read from `offset`.
