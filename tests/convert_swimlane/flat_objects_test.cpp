@@ -59,14 +59,20 @@ std::string wide_text(conv::int128 v) { return conv::to_decimal(v); }
 // Everything a read gives of the phases (or its error message), as text.
 // Batches of `batch_bytes` (96: a phase or two each, so lanes span batches;
 // the default, 256 KiB: a document's lane in one).
-std::string phases_outcome(const std::string& path, bool fast, bool lenient, bool loop_only = false,
+// What the reader keeps: every phase, the loop's only, none (the time base
+// still read), or the task rows only (the phases checked as JSON, not read).
+enum class keeping { all, loop_only, no_phases, tasks_only };
+
+std::string phases_outcome(const std::string& path, bool fast, bool lenient, keeping keep = keeping::all,
                            std::size_t batch_bytes = 96) {
     const auto sign = [](bool on) { return on ? "+" : "-"; };
     try {
         const sw::records_file f = sw::records_reader(path, 64, batch_bytes)
                                        .lenient(lenient)
                                        .fast_rows(fast)
-                                       .loop_phases_only(loop_only)
+                                       .loop_phases_only(keep == keeping::loop_only)
+                                       .keep_phases(keep != keeping::no_phases)
+                                       .tasks_only(keep == keeping::tasks_only)
                                        .read();
         std::string s = fmt::format("base {} min {} max {}\n", f.base_cycles, f.min_device_cycles, f.max_device_cycles);
         for (std::size_t t = 0; t < f.sched.size(); ++t) {
@@ -231,14 +237,14 @@ TEST_CASE("phases read the same with the fast path and without it, errors includ
     for (std::size_t i = 0; i < docs.size(); ++i) {
         const std::string path = dir.write("p" + std::to_string(i) + ".json", docs[i]);
         for (const bool lenient : {false, true}) {
-            for (const bool loop_only : {false, true}) {
+            for (const keeping keep : {keeping::all, keeping::loop_only, keeping::no_phases, keeping::tasks_only}) {
                 for (const std::size_t batch : {std::size_t{96}, conv::json_object_stream::default_batch_bytes}) {
                     CAPTURE(docs[i]);
                     CAPTURE(lenient);
-                    CAPTURE(loop_only);
+                    CAPTURE(static_cast<int>(keep));
                     CAPTURE(batch);
-                    const std::string general = phases_outcome(path, false, lenient, loop_only, batch);
-                    CHECK(phases_outcome(path, true, lenient, loop_only, batch) == general);
+                    const std::string general = phases_outcome(path, false, lenient, keep, batch);
+                    CHECK(phases_outcome(path, true, lenient, keep, batch) == general);
                 }
             }
         }
@@ -273,6 +279,6 @@ TEST_CASE("phases read the same with the fast path and without it, errors includ
     CHECK(fast_batches(phases_doc("[]", "[" + phase_lane(orch_phase + "   ", 1) + "]")) == 1);
     CHECK(fast_batches(phases_doc("[]", "[]", "[" + phase_lane(host_phase, 1) + "]")) == 1);
     CHECK(fast_batches(docs[2]) == 0);
-    const std::string loops = phases_outcome(dir.write("first.json", docs[0]), true, false, true);
+    const std::string loops = phases_outcome(dir.write("first.json", docs[0]), true, false, keeping::loop_only);
     CHECK(loops.find("loop lane 0 phases 6 finishes 6 hit 3 miss 78 loops 71\n") != std::string::npos);
 }
