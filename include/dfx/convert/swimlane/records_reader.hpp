@@ -433,9 +433,9 @@ private:
     }
 
     // The phases the same way (common/flat_objects_scanner.hpp): a batch
-    // whose every member is one read_sched_record / read_orch_record takes
-    // without a question (times, counters and ids non-negative, depths in
-    // range, kinds as strings) is read from the text in place; anything else
+    // whose every member holds a value read_sched_record / read_orch_record
+    // would take without a question (times, counters and ids non-negative,
+    // depths in range, kinds as strings) is read from the text in place; anything else
     // (a negative value, another type, a fraction, an escape) sends the
     // whole batch the general way, which reads the same phases or names the
     // error. The phases are kept only once the whole batch has passed.
