@@ -30,6 +30,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "dfx/convert/common/fast_path_tokens.hpp"
+
 namespace dfx::convert {
 
 // One member's value, as the scanner read it.
@@ -56,9 +58,7 @@ public:
     const char* at() const { return p_; }
     char peek() const { return *p_; }
     void skip() { ++p_; }
-    void skip_space() {
-        while (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t') ++p_;
-    }
+    void skip_space() { p_ = fast_path::skip_space(p_); }
     // Takes `c` (and the whitespace after it) when it is next.
     bool take(char c) {
         if (*p_ != c) return false;
@@ -67,18 +67,11 @@ public:
         return true;
     }
 
-    // -?(0|[1-9][0-9]{0,17}); a fraction, an exponent, a leading zero or 19
-    // digits or more are "no".
+    // An integer of the subset (fast_path::integer).
     bool integer(std::int64_t& out) {
-        const bool negative = *p_ == '-';
-        p_ += negative ? 1 : 0;  // a '-' is not the final ']': p stays in the text
-        const char* const first = p_;
-        std::uint64_t v = 0;  // (wraps past 19 digits: refused below)
-        while (static_cast<unsigned char>(*p_ - '0') < 10) v = v * 10 + static_cast<std::uint64_t>(*p_++ - '0');
-        const auto digits = static_cast<std::size_t>(p_ - first);
-        if (digits == 0 || digits > 18 || (digits > 1 && *first == '0')) return false;
-        if (*p_ == '.' || *p_ == 'e' || *p_ == 'E') return false;
-        out = negative ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
+        const char* const after = fast_path::integer(p_, out);
+        if (after == nullptr) return false;
+        p_ = after;
         return true;
     }
     // A string of printable ASCII without a backslash; its text.
@@ -139,13 +132,12 @@ private:
 // and no callback said no.
 template <class OnMember, class OnObject>
 bool scan_flat_objects(std::string_view text, OnMember&& on_member, OnObject&& on_object) {
-    while (!text.empty() && (text.back() == ' ' || text.back() == '\n' || text.back() == '\r' || text.back() == '\t'))
-        text.remove_suffix(1);
-    if (text.empty() || text.back() != ']') return false;
-    flat_objects_detail::cursor c(text.data(), text.data() + text.size() - 1);
+    const char* const last = fast_path::closing_bracket(text);
+    if (last == nullptr) return false;
+    flat_objects_detail::cursor c(text.data(), last);
     c.skip_space();
     if (!c.take('[')) return false;
-    if (c.peek() == ']') return c.at() == text.data() + text.size() - 1;  // [] and nothing after it
+    if (c.peek() == ']') return c.at() == last;  // [] and nothing after it
     flat_value v;
     for (;;) {
         if (!c.take('{')) return false;
@@ -164,7 +156,7 @@ bool scan_flat_objects(std::string_view text, OnMember&& on_member, OnObject&& o
         c.skip();  // the '}' (not the final ']')
         if (!on_object()) return false;
         c.skip_space();
-        if (c.peek() == ']') return c.at() == text.data() + text.size() - 1;  // the outer array's end, and nothing after it
+        if (c.peek() == ']') return c.at() == last;  // the outer array's end, and nothing after it
         if (!c.take(',')) return false;
     }
 }

@@ -24,6 +24,8 @@
 #include <string_view>
 #include <vector>
 
+#include "dfx/convert/common/fast_path_tokens.hpp"
+
 namespace dfx::convert {
 
 template <std::size_t Max>
@@ -51,57 +53,35 @@ struct integer_row {
 template <std::size_t Max, std::size_t Keep = Max>
 bool scan_integer_rows(std::string_view text, std::vector<integer_row<Max>>& rows) {
     static_assert(Keep <= Max);
-    while (!text.empty() && (text.back() == ' ' || text.back() == '\n' || text.back() == '\r' || text.back() == '\t'))
-        text.remove_suffix(1);
-    if (text.empty() || text.back() != ']') return false;
-    const char* p = text.data();
-    const char* const last = p + text.size() - 1;  // the final ']'
-    auto skip_space = [&p] {
-        while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t') ++p;
-    };
-    skip_space();
+    using fast_path::skip_space;
+    const char* const last = fast_path::closing_bracket(text);
+    if (last == nullptr) return false;
+    const char* p = skip_space(text.data());
     if (*p != '[') return false;
-    ++p;
-    skip_space();
+    p = skip_space(p + 1);
     if (*p == ']') return p == last;  // [] and nothing after it
     for (;;) {
         if (*p != '[') return false;
-        ++p;
         integer_row<Max>& row = rows.emplace_back();
-        skip_space();
+        p = skip_space(p + 1);
         if (*p != ']') {
             for (;;) {
-                // -?(0|[1-9][0-9]{0,17}); anything else (a fraction, an exponent,
-                // a leading zero, 19 digits or more) is "no".
                 if (row.n == Max) return false;
-                const bool negative = *p == '-';
-                p += negative ? 1 : 0;  // a '-' is not the final ']': p stays in the text
-                const char* const first = p;
-                std::uint64_t v = 0;  // (wraps past 19 digits: refused below)
-                if (row.n < Keep) {
-                    while (static_cast<unsigned char>(*p - '0') < 10) v = v * 10 + static_cast<std::uint64_t>(*p++ - '0');
-                } else {
-                    if (negative) return false;
-                    while (static_cast<unsigned char>(*p - '0') < 10) ++p;
-                }
-                const auto digits = static_cast<std::size_t>(p - first);
-                if (digits == 0 || digits > 18 || (digits > 1 && *first == '0')) return false;
-                if (*p == '.' || *p == 'e' || *p == 'E') return false;
-                row.col[row.n++] = negative ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
-                skip_space();
+                std::int64_t v = 0;
+                p = row.n < Keep ? fast_path::integer<true>(p, v) : fast_path::integer<false>(p, v);
+                if (p == nullptr) return false;
+                row.col[row.n++] = v;
+                p = skip_space(p);
                 if (*p == ']') break;
                 if (*p != ',') return false;
-                ++p;
-                skip_space();
+                p = skip_space(p + 1);
             }
         }
         if (p == last) return false;  // that ']' closed the row: the outer array is not closed
-        ++p;
-        skip_space();
+        p = skip_space(p + 1);
         if (*p == ']') return p == last;  // the outer array's end, and nothing after it
         if (*p != ',') return false;
-        ++p;
-        skip_space();
+        p = skip_space(p + 1);
     }
 }
 
