@@ -167,7 +167,10 @@ TEST_CASE("the flat-object scanner reads nothing past a text that ends inside a 
     // Texts cut short, each in a heap block of exactly its size (no
     // terminating NUL to stop a loop): ASan reports a read past it.
     for (const std::string text : {"[{\"a\": [1, 2]", "[{\"a\": [1, 2 ]", "[{\"a\": []", "[{\"a\": \"x]",
-                                   "[{\"a]", "[{\"a\": null]", "[{\"a\": 12]", "[{\"a\": 1}, {\"b\": [3]"}) {
+                                   "[{\"a]", "[{\"a\": null]", "[{\"a\": 12]", "[{\"a\": 1}, {\"b\": [3]",
+                                   // and texts whose last byte is no ']' at all
+                                   "[{\"a\": 12", "[{\"a\": [1, 2", "[{\"a\": \"x", "[{\"a\": nu", "[{\"a\": 1}]x",
+                                   "[{\"a\": 1} ", "[{"}) {
         CAPTURE(text);
         const auto block = std::make_unique<char[]>(text.size());
         std::memcpy(block.get(), text.data(), text.size());

@@ -3,9 +3,13 @@
 // reads the same rows, and fails with the same message, with it as without it.
 #include <doctest/doctest.h>
 
+#include <cstdint>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "dfx/convert/common/fast_path_tokens.hpp"
 #include "dfx/convert/common/integer_rows_scanner.hpp"
 #include "dfx/convert/swimlane/records_reader.hpp"
 #include "../support/scratch_dir.hpp"
@@ -92,6 +96,66 @@ TEST_CASE("the row scanner says no to everything outside its subset") {
         CAPTURE(text);
         CHECK_FALSE(scans(text));
     }
+}
+
+TEST_CASE("the row scanner reads nothing past a text whose last byte is not its closing bracket") {
+    // Each in a heap block of exactly its size (no terminating NUL to stop
+    // a loop over digits or whitespace): ASan reports a read past it.
+    for (const std::string text : {"[[1, 2", "[[1, 2 ", "[[12", "[[1], [2", "[[1]]x", "[[1]] x", "[[", "[[-", "["}) {
+        CAPTURE(text);
+        const auto block = std::make_unique<char[]>(text.size());
+        std::memcpy(block.get(), text.data(), text.size());
+        CHECK_FALSE(scans(std::string_view(block.get(), text.size())));
+    }
+}
+
+TEST_CASE("fast_path::integer takes -?(0|[1-9][0-9]{0,17}) when no fraction or exponent follows") {
+    struct token {
+        const char* text;
+        bool taken;
+        std::int64_t value;
+        std::size_t length;  // of the integer, when taken
+    };
+    for (const token t : {token{"0]", true, 0, 1}, token{"-0,", true, 0, 2}, token{"7 ", true, 7, 1},
+                          token{"123456789012345678]", true, 123456789012345678, 18},
+                          token{"-123456789012345678]", true, -123456789012345678, 19},
+                          token{"42}", true, 42, 2},
+                          token{"1234567890123456789]", false, 0, 0},  // 19 digits
+                          token{"01]", false, 0, 0}, token{"-01]", false, 0, 0}, token{"-]", false, 0, 0},
+                          token{"+1]", false, 0, 0}, token{"]", false, 0, 0}, token{"x]", false, 0, 0},
+                          token{"1.5]", false, 0, 0}, token{"1e5]", false, 0, 0}, token{"1E5]", false, 0, 0},
+                          token{"0.0]", false, 0, 0}}) {
+        CAPTURE(t.text);
+        std::int64_t value = -1;
+        const char* after = conv::fast_path::integer(t.text, value);
+        REQUIRE((after != nullptr) == t.taken);
+        if (!t.taken) continue;
+        CHECK(value == t.value);
+        CHECK(static_cast<std::size_t>(after - t.text) == t.length);
+    }
+}
+
+TEST_CASE("fast_path::integer<false> holds a column to the subset without reading it") {
+    std::int64_t value = -1;
+    const char* text = "987]";
+    CHECK(conv::fast_path::integer<false>(text, value) == text + 3);
+    CHECK(value == 0);
+    CHECK(conv::fast_path::integer<false>("-5]", value) == nullptr);  // a column it skips may not be negative
+    CHECK(conv::fast_path::integer<false>("05]", value) == nullptr);
+}
+
+TEST_CASE("fast_path::closing_bracket finds a text's final ']' past trailing whitespace, or says there is none") {
+    const std::string_view spaced = "[1] \n\t\r";
+    CHECK(conv::fast_path::closing_bracket(spaced) == spaced.data() + 2);
+    const std::string_view bare = "]";
+    CHECK(conv::fast_path::closing_bracket(bare) == bare.data());
+    for (const std::string_view text : {std::string_view(""), std::string_view(" \n"), std::string_view("[1] x"),
+                                        std::string_view("[1"), std::string_view("[1]\v")}) {
+        CAPTURE(text);
+        CHECK(conv::fast_path::closing_bracket(text) == nullptr);
+    }
+    CHECK(*conv::fast_path::skip_space(" \t\r\nx") == 'x');
+    CHECK(*conv::fast_path::skip_space("\vx") == '\v');  // not JSON whitespace
 }
 
 TEST_CASE("task rows read the same with the fast path and without it, errors included") {
