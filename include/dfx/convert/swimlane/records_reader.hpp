@@ -226,18 +226,14 @@ public:
                 case member::sched: {
                     sched_pops pops;
                     const sched_record r = read_sched_record(v, at.outer, index, pops);
-                    if (loop_only_) lane(out_.loop, at.outer).add(r, pops);
-                    else if (keep_phases_) lane(out_.sched, at.outer).add(r, pops);
+                    keep_phase(at.outer, r, pops);
                     break;
                 }
-                case member::orch: {
-                    const orch_record r = read_orch_record(v, key, at.outer, index, "start_cycles", "end_cycles", true);
-                    if (keep_phases_ && !loop_only_) lane(out_.orch, at.outer).push_back(r);
+                case member::orch:
+                    keep_phase(m, at.outer, read_orch_record(v, key, at.outer, index, "start_cycles", "end_cycles", true));
                     break;
-                }
                 case member::host_orch:
-                    lane(out_.host_orch, at.outer)
-                        .push_back(read_orch_record(v, key, at.outer, index, "start_host_ns", "end_host_ns", false));
+                    keep_phase(m, at.outer, read_orch_record(v, key, at.outer, index, "start_host_ns", "end_host_ns", false));
                     break;
                 default: break;
             }
@@ -432,6 +428,20 @@ private:
         return true;
     }
 
+    // Where a phase read by either path goes: a scheduler phase to the loop
+    // lanes (sched-overhead) or the kept lanes, or nowhere (tasks only); an
+    // orchestrator phase to its lanes unless only the loop or no phases are
+    // wanted; a host orchestrator phase always. One place, so that the fast
+    // paths and the general one cannot keep different phases.
+    void keep_phase(std::size_t outer, const sched_record& r, const sched_pops& pops) {
+        if (loop_only_) lane(out_.loop, outer).add(r, pops);
+        else if (keep_phases_) lane(out_.sched, outer).add(r, pops);
+    }
+    void keep_phase(member m, std::size_t outer, const orch_record& r) {
+        if (m == member::host_orch) lane(out_.host_orch, outer).push_back(r);
+        else if (keep_phases_ && !loop_only_) lane(out_.orch, outer).push_back(r);
+    }
+
     // The phases the same way (common/flat_objects_scanner.hpp): a batch
     // whose every member holds a value read_sched_record / read_orch_record
     // would take without a question (times, counters and ids non-negative,
@@ -511,8 +521,7 @@ private:
         for (const auto& [phase, phase_pops] : fast_sched_) {
             note_time_base(phase.start_cycles);
             note_time_base(phase.end_cycles);
-            if (loop_only_) lane(out_.loop, outer).add(phase, phase_pops);
-            else if (keep_phases_) lane(out_.sched, outer).add(phase, phase_pops);
+            keep_phase(outer, phase, phase_pops);
         }
         ++fast_batches_;
         return true;
@@ -546,10 +555,8 @@ private:
             if (device) {
                 note_time_base(phase.start);
                 note_time_base(phase.end);
-                if (keep_phases_ && !loop_only_) lane(out_.orch, outer).push_back(phase);
-            } else {
-                lane(out_.host_orch, outer).push_back(phase);
             }
+            keep_phase(m, outer, phase);
         }
         ++fast_batches_;
         return true;
