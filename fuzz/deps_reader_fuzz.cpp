@@ -15,13 +15,20 @@
 //    the scanner is a push state machine;
 //  - checked, the swimlane's read fails exactly when read_deps does, with the
 //    same message (one reader, one set of checks), and its edge index agrees
-//    with its edge list.
+//    with its edge list;
+//  - `dfx deps`' text view of the full graph, streamed through sorters that
+//    spill every few records (deps_text_streamed.hpp), is byte for byte the
+//    view of the graph held in memory, checked and leniently.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
 #include "dfx/convert/common/json_object_stream.hpp"
+#include "dfx/convert/deps/deps_graph.hpp"
 #include "dfx/convert/deps/deps_reader.hpp"
+#include "dfx/convert/deps/deps_text.hpp"
+#include "dfx/convert/deps/deps_text_streamed.hpp"
+#include "dfx/convert/deps/edge_modes.hpp"
 #include "dfx/convert/swimlane/deps_graph.hpp"
 #include "fuzz_support.hpp"
 
@@ -89,6 +96,48 @@ std::string swimlane_read(const std::string& path, sw::deps_policy policy, bool 
     }
 }
 
+// What `write(out)` writes to `path`.txt.
+template <class Write>
+std::string written(const std::string& path, Write&& write) {
+    const std::string out_path = path + ".txt";
+    {
+        dfx::convert::json_file_writer out(out_path);
+        write(out);
+        out.commit();
+    }
+    std::string text;
+    if (std::FILE* f = std::fopen(out_path.c_str(), "rb")) {
+        char buf[4096];
+        for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
+        std::fclose(f);
+    }
+    std::remove(out_path.c_str());
+    return text;
+}
+
+// The text view both ways, when deps.json reads; they must be the same bytes.
+void expect_same_text_views(const std::string& path, bool lenient) {
+    const deps::deps_load_options opt{.lenient = lenient};
+    std::string in_memory;
+    try {
+        deps::deps_graph g = deps::start_graph(deps::read_deps(path, opt));
+        deps::finish_graph_lean(g, {}, nullptr);
+        const deps::edge_selection sel = deps::select_edges(g, deps::edge_mode::full);
+        in_memory = written(path, [&](dfx::convert::json_file_writer& out) { deps::write_deps_text(out, g, sel, "deps.json", 3); });
+    } catch (const dfx::convert::input_error&) {
+        return;  // (the reads above have checked the verdict)
+    }
+    deps::text_spill spill(64);  // a record or two a run
+    (void)deps::read_deps(path, spill, opt);
+    deps::text_view_files view(spill, {}, nullptr);
+    const std::string streamed =
+        written(path, [&](dfx::convert::json_file_writer& out) { deps::write_deps_text(out, view.summary, view.fmt, "deps.json", view, 3); });
+    if (streamed != in_memory) {
+        std::fprintf(stderr, "deps reader: the streamed text view differs from the in-memory one (lenient %d)\n", lenient);
+        std::abort();
+    }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -112,5 +161,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         }
         (void)swimlane_read(path, policy, true);
     }
+    for (const bool lenient : {false, true}) expect_same_text_views(path, lenient);
     return 0;
 }

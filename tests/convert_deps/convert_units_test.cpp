@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -22,6 +24,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "dfx/convert/common/external_sort.hpp"
 #include "dfx/convert/common/file_blocks.hpp"
 #include "dfx/convert/common/id_index.hpp"
 #include "dfx/convert/common/json_object_stream.hpp"
@@ -34,6 +37,7 @@
 #include "dfx/convert/deps/deps_html.hpp"
 #include "dfx/convert/deps/deps_reader.hpp"
 #include "dfx/convert/deps/deps_text.hpp"
+#include "dfx/convert/deps/deps_text_streamed.hpp"
 #include "dfx/convert/deps/edge_modes.hpp"
 #include "dfx/convert/deps/graph_focus.hpp"
 #include "dfx/convert/deps/perf_sidecar.hpp"
@@ -585,17 +589,44 @@ TEST_CASE("the deps text is the same bytes whatever the chunk size") {
 
 namespace {
 
-std::string text_view(const deps::deps_graph& g, const deps::edge_selection& sel, const std::string& path) {
+// What `write(out)` writes to a file.
+template <class Write>
+std::string written(const std::string& path, Write&& write) {
     const std::string out_path = path + ".txt";
     {
         json_file_writer out(out_path);
-        deps::write_deps_text(out, g, sel, "deps.json", 5);
+        write(out);
         out.commit();
     }
     std::ifstream in(out_path, std::ios::binary);
     std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
     std::filesystem::remove(out_path);
     return text;
+}
+
+std::string text_view(const deps::deps_graph& g, const deps::edge_selection& sel, const std::string& path) {
+    return written(path, [&](json_file_writer& out) { deps::write_deps_text(out, g, sel, "deps.json", 5); });
+}
+
+deps::sidecar_task_ids sorted_ids(const std::vector<std::uint64_t>& ids, std::size_t budget_bytes) {
+    external_sorter<std::uint64_t, std::less<std::uint64_t>, u64_delta_codec> s(budget_bytes);
+    for (std::uint64_t id : ids) s.push(id);
+    return std::move(s).finish();
+}
+
+// The full graph's text view as `dfx deps` writes it: streamed through
+// sorters of `budget` bytes (small ones spill every few records), read
+// `chunk` nodes at a time.
+std::string streamed_text_view(const std::string& path, const deps::name_map& names,
+                               const std::vector<std::uint64_t>* sidecar_ids, std::size_t budget, std::size_t chunk) {
+    deps::text_spill spill(budget);
+    deps::read_deps(path, spill, {});
+    std::optional<deps::sidecar_task_ids> sidecar;
+    if (sidecar_ids) sidecar.emplace(sorted_ids(*sidecar_ids, budget));
+    deps::text_view_files view(spill, names, sidecar ? &*sidecar : nullptr);
+    return written(path, [&](json_file_writer& out) {
+        deps::write_deps_text(out, view.summary, view.fmt, "deps.json", view, chunk);
+    });
 }
 
 }  // namespace
@@ -648,7 +679,55 @@ TEST_CASE("the text view of a lean graph is the text view of the full graph") {
                 const std::string want = text_view(full, full_sel, path);
                 REQUIRE(want.find("TASK (1, 4) kind=submit func_id=[6,-1,-1]") != std::string::npos);
                 CHECK(text_view(lean, lean_sel, path) == want);
+                if (mode != deps::edge_mode::full) continue;
+                // ... and so is the streamed one, which holds no graph: in memory, or spilled every 2 records.
+                for (const std::size_t budget : {std::size_t{1} << 20, std::size_t{64}})
+                    for (const std::size_t chunk : {std::size_t{1}, std::size_t{4}, std::size_t{2048}})
+                        CHECK(streamed_text_view(path, *map, with_sidecar ? &sidecar_ids : nullptr, budget, chunk) == want);
             }
+}
+
+TEST_CASE("the streamed text view is the in-memory one on random graphs, whatever the budget") {
+    // Ids on two rings or one, repeated and dummy tasks, tasks with no edge,
+    // repeated pairs, self-loops and far peers; sidecar ids in and out of
+    // the graph, repeated.
+    std::mt19937_64 rng(7);
+    for (int round = 0; round < 40; ++round) {
+        CAPTURE(round);
+        const std::uint64_t n = 1 + rng() % 300;
+        const bool rings = round % 3 == 0;
+        auto id = [&](std::uint64_t local) { return (rings && local % 5 == 0 ? std::uint64_t{1} << 32 : 0) | local; };
+        std::string text = R"({"tasks": [)";
+        for (std::uint64_t i = 0; i < n + n / 4; ++i) {
+            const std::uint64_t t = i < n ? i : rng() % n;
+            const std::int64_t k = static_cast<std::int64_t>(rng() % 4) - 1;
+            text += (i ? ", " : "") + fmt::format(R"({{"task_id": {}, "kernel_ids": [{}, {}, -1], "block_num": {}}})", id(t), k,
+                                                   k == 0 ? 3 : -1, 1 + rng() % 3);
+        }
+        text += R"(], "tensors": [)";
+        for (std::uint64_t i = 0; i < n % 7; ++i) text += (i ? ", " : "") + fmt::format(R"({{"tensor_id": {}}})", rng() % 4);
+        text += R"(], "edges": [)";
+        const std::uint64_t edges = rng() % (3 * n);
+        for (std::uint64_t e = 0; e < edges; ++e) {
+            const std::uint64_t succ = rng() % (n + 5);
+            const std::uint64_t pred = rng() % 10 == 0 ? rng() % (n + 5) : succ - std::min(succ, rng() % 6);
+            text += (e ? ", " : "") + fmt::format(R"({{"pred": {}, "succ": {}}})", id(pred), id(succ));
+        }
+        text += "]}";
+        const std::string path = write_temp(text);
+        std::vector<std::uint64_t> sidecar_ids;
+        for (std::uint64_t i = 0; i < n / 3; ++i) sidecar_ids.push_back(id(rng() % (n + 20)));
+        deps::name_map names;
+        names.nonempty = round % 2 == 0;
+        names.names = {{"2", "f2"}};
+        deps::sidecar_tasks sidecar;
+        for (std::uint64_t s : sidecar_ids) sidecar.push_back({s, {"aiv", false}});
+        const bool with_sidecar = round % 4 != 1;
+        const deps::deps_graph g = deps::build_graph(deps::read_deps(path), names, with_sidecar ? &sidecar : nullptr);
+        const std::string want = text_view(g, deps::select_edges(g, deps::edge_mode::full), path);
+        for (const std::size_t budget : {std::size_t{40}, std::size_t{1000}, std::size_t{1} << 20})
+            CHECK(streamed_text_view(path, names, with_sidecar ? &sidecar_ids : nullptr, budget, 1 + rng() % 50) == want);
+    }
 }
 
 TEST_CASE("plain_value reads a validated value exactly as simdjson On-Demand does") {
@@ -706,6 +785,15 @@ TEST_CASE("the sidecar joins each AICPU row to the last AICore row of its key, k
             ids.push_back(id);
         }
         CHECK(deps::read_perf_sidecar_ids(path, /*lenient=*/true) == ids);  // the text view's read: the same tasks
+        // The streamed text view's read: the same tasks, sorted, in memory or spilled a record a run.
+        std::sort(ids.begin(), ids.end());
+        for (const std::size_t budget : {std::size_t{1} << 20, std::size_t{8}}) {
+            std::vector<std::uint64_t> sorted;
+            deps::sidecar_task_ids r = deps::read_perf_sidecar_ids_sorted(path, /*lenient=*/true, budget);
+            while (const std::uint64_t* id = r.next())
+                if (sorted.empty() || sorted.back() != *id) sorted.push_back(*id);
+            CHECK(sorted == ids);
+        }
         return s;
     };
     // 13 replaced 10 at (0, 1); (1, 7) and (2, 1) join nothing; (0, 2^32 + 1) is 12's key, from core 0: mixed.

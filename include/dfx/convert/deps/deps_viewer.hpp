@@ -20,12 +20,14 @@
 #include <fmt/format.h>
 
 #include "dfx/convert/common/input_error.hpp"
+#include "dfx/convert/common/io_progress.hpp"
 #include "dfx/convert/common/json_writer.hpp"
 #include "dfx/convert/common/py_path.hpp"
 #include "dfx/convert/deps/deps_graph.hpp"
 #include "dfx/convert/deps/deps_html.hpp"
 #include "dfx/convert/deps/deps_reader.hpp"
 #include "dfx/convert/deps/deps_text.hpp"
+#include "dfx/convert/deps/deps_text_streamed.hpp"
 #include "dfx/convert/deps/edge_modes.hpp"
 #include "dfx/convert/deps/name_map.hpp"
 #include "dfx/convert/deps/perf_sidecar.hpp"
@@ -75,6 +77,9 @@ inline std::optional<std::string> find_latest_deps_json() {
 
 // Runs the viewer; returns the process exit code. Bad input throws input_error.
 inline int run_deps_viewer(const deps_viewer_options& opt) {
+    // The streamed text view's memory: its sorters' (deps.json, the sidecar),
+    // whatever the number of tasks.
+    constexpr std::size_t deps_budget = std::size_t{128} << 20, sidecar_budget = std::size_t{64} << 20;
     namespace fs = std::filesystem;
     std::optional<std::string> input = opt.input;
     if (!input) input = detail::find_latest_deps_json();
@@ -100,9 +105,17 @@ inline int run_deps_viewer(const deps_viewer_options& opt) {
     const std::string sidecar_path = py_path_join(dir, schema::records_file);
     std::future<sidecar_tasks> sidecar_read;
     std::future<std::vector<std::uint64_t>> sidecar_ids_read;
+    std::future<sidecar_task_ids> sidecar_sorted_read;
+    // The full graph as text is written from sorted files on disk, in
+    // bounded memory (deps_text_streamed.hpp): the graph is never held.
+    const bool streamed = lean && opt.mode == edge_mode::full;
     // (a symlink that does not resolve is a sidecar that is there and broken)
     if (fs::exists(sidecar_path, ec) || fs::is_symlink(sidecar_path, ec)) {
-        if (lean)
+        if (streamed)
+            sidecar_sorted_read = std::async(std::launch::async, [&sidecar_path, lenient = opt.lenient] {
+                return read_perf_sidecar_ids_sorted(sidecar_path, lenient, sidecar_budget);
+            });
+        else if (lean)
             sidecar_ids_read = std::async(std::launch::async, [&sidecar_path, lenient = opt.lenient] {
                 return read_perf_sidecar_ids(sidecar_path, lenient);
             });
@@ -111,20 +124,21 @@ inline int run_deps_viewer(const deps_viewer_options& opt) {
                 return read_perf_sidecar(sidecar_path, lenient, /*run_times=*/html);  // the page's panel shows them
             });
     }
-    const bool sidecar_there = sidecar_read.valid() || sidecar_ids_read.valid();
-    deps_document doc =
-        read_deps(input_path, load, sidecar_there ? reader_threads::one_thread : reader_threads::pipelined);
-    if (doc.dropped_edges > 0)
-        std::fprintf(stderr, "warning: %s: ignored %zu edge entr%s that %s not an object or %s no usable pred/succ\n",
-                     input_path.c_str(), doc.dropped_edges, doc.dropped_edges == 1 ? "y" : "ies",
-                     doc.dropped_edges == 1 ? "is" : "are", doc.dropped_edges == 1 ? "has" : "have");
-
-    name_map names;
-    if (opt.func_names) names = load_name_map(*opt.func_names, opt.lenient);
-    else if (const auto found = discover_name_map(dir == "." ? fs::path() : fs::path(dir)))
-        names = load_name_map(found->string(), opt.lenient);
-
-    deps_graph g = start_graph(std::move(doc));  // while the sidecar may still be read
+    const bool sidecar_there = sidecar_read.valid() || sidecar_ids_read.valid() || sidecar_sorted_read.valid();
+    const reader_threads threads = sidecar_there ? reader_threads::one_thread : reader_threads::pipelined;
+    auto warn_dropped = [&](std::size_t dropped) {
+        if (dropped > 0)
+            std::fprintf(stderr, "warning: %s: ignored %zu edge entr%s that %s not an object or %s no usable pred/succ\n",
+                         input_path.c_str(), dropped, dropped == 1 ? "y" : "ies", dropped == 1 ? "is" : "are",
+                         dropped == 1 ? "has" : "have");
+    };
+    auto load_names = [&] {
+        name_map names;
+        if (opt.func_names) names = load_name_map(*opt.func_names, opt.lenient);
+        else if (const auto found = discover_name_map(dir == "." ? fs::path() : fs::path(dir)))
+            names = load_name_map(found->string(), opt.lenient);
+        return names;
+    };
     // A sidecar that fails to read is an error, or leniently a warning.
     auto get_sidecar = [&](auto& future) {
         std::optional<std::decay_t<decltype(future.get())>> got;
@@ -137,6 +151,37 @@ inline int run_deps_viewer(const deps_viewer_options& opt) {
         }
         return got;
     };
+    auto output_path = [&](const std::string& stem) {
+        return opt.output ? (*opt.output == "-" ? *opt.output : py_path(*opt.output))
+                          : py_path_join(dir, stem + (opt.html ? ".html" : ".txt"));
+    };
+
+    if (streamed) {
+        text_spill spill(deps_budget);
+        warn_dropped(read_deps(input_path, spill, load, threads).dropped_edges);
+        const name_map names = load_names();
+        std::optional<sidecar_task_ids> sidecar = get_sidecar(sidecar_sorted_read);
+        std::optional<text_view_files> view_files;
+        {
+            const io_progress::stage_scope stage("sorting the graph");  // (at 10^7 tasks 1-2 s of no bytes moving)
+            view_files.emplace(spill, names, sidecar ? &*sidecar : nullptr);
+        }
+        text_view_files& view = *view_files;
+        sidecar.reset();
+        const std::string out_path = output_path("deps_viewer");
+        json_file_writer out(out_path);
+        write_deps_text(out, view.summary, view.fmt, input_path, view);
+        out.commit();
+        fmt::print(opt.console, "Wrote {} ({} tasks, {} unique edges, {} annotated edges, format=text)\n", out_path,
+                   view.summary.tasks, view.summary.unique_edges, view.summary.annotated_edges);
+        return 0;
+    }
+
+    deps_document doc = read_deps(input_path, load, threads);
+    warn_dropped(doc.dropped_edges);
+    const name_map names = load_names();
+
+    deps_graph g = start_graph(std::move(doc));  // while the sidecar may still be read
     if (lean) {
         const std::optional<std::vector<std::uint64_t>> sidecar_ids = get_sidecar(sidecar_ids_read);
         finish_graph_lean(g, names, sidecar_ids ? &*sidecar_ids : nullptr);
@@ -168,8 +213,7 @@ inline int run_deps_viewer(const deps_viewer_options& opt) {
                        total - sel.shown_count);
     }
 
-    const std::string out_path =
-        opt.output ? (*opt.output == "-" ? *opt.output : py_path(*opt.output)) : py_path_join(dir, sel.stem() + (opt.html ? ".html" : ".txt"));
+    const std::string out_path = output_path(sel.stem());
     json_file_writer out(out_path);
     if (!opt.html) {
         write_deps_text(out, g, sel, input_path);

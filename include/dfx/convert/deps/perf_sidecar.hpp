@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <iterator>
 #include <optional>
 #include <string>
@@ -20,6 +21,8 @@
 #include <utility>
 #include <vector>
 
+#include "dfx/convert/common/delta_varint.hpp"
+#include "dfx/convert/common/external_sort.hpp"
 #include "dfx/convert/common/id_index.hpp"
 #include "dfx/convert/common/input_error.hpp"
 #include "dfx/convert/swimlane/records_reader.hpp"
@@ -41,7 +44,45 @@ struct sidecar_task {
 // Task id -> its core type, one entry per task.
 using sidecar_tasks = std::vector<std::pair<std::uint64_t, sidecar_task>>;
 
+// The tasks' ids alone, sorted, a task once for each row that joined it
+// (read_perf_sidecar_ids_sorted): the streamed text view's sidecar.
+using sidecar_task_ids = sorted_records<std::uint64_t, std::less<std::uint64_t>, u64_delta_codec>;
+
 namespace detail {
+
+// What the join checks and uses of the file besides its rows.
+struct sidecar_file {
+    std::optional<std::int64_t> level;
+    std::optional<std::int64_t> clock_freq;
+    bool host_source = false;
+    bool host_phases = false;
+    bool host_capture = false;
+    bool aicpu_orch_phases = false;
+    std::vector<std::string> core_types;
+
+    void take(const swimlane::records_file& rf) {
+        if (rf.level && *rf.level >= INT64_MIN && *rf.level <= INT64_MAX) level = static_cast<std::int64_t>(*rf.level);
+        if (rf.meta.clock_freq_hz >= INT64_MIN && rf.meta.clock_freq_hz <= INT64_MAX)
+            clock_freq = static_cast<std::int64_t>(rf.meta.clock_freq_hz);
+        host_source = rf.meta.orchestrator_source == "host";
+        host_capture = rf.meta.host_capture.has_value();
+        host_phases = !rf.host_orch.empty();
+        aicpu_orch_phases = !rf.orch.empty();
+        core_types = rf.meta.core_types;
+    }
+
+    // What read_perf_data refuses before it joins anything.
+    void check() const {
+        if (!level || *level < 1 || *level > 4)
+            throw input_error("Unsupported chip_swimlane_level: " + (level ? std::to_string(*level) : "missing"));
+        if (!clock_freq || *clock_freq <= 0) throw input_error("metadata.clock_freq_hz missing or not positive");
+        if ((host_source || host_phases || host_capture) && aicpu_orch_phases)
+            throw input_error("host orchestration records together with aicpu_orchestrator_phases (ambiguous clock domain)");
+    }
+};
+
+// A row's join key: core_id << 32 ^ reg_task_id.
+inline std::uint64_t join_key(std::uint64_t core, std::uint64_t reg) { return core << 32 ^ reg; }
 
 // What decides which tasks read_perf_data returns (chip-swimlane.md §2.9
 // steps 1, 2 and 5), taken from the file as records_reader read it.
@@ -71,16 +112,7 @@ public:
     }
 
     // The rest of the file as records_reader read it (its rows came through add).
-    void take(const swimlane::records_file& rf) {
-        if (rf.level && *rf.level >= INT64_MIN && *rf.level <= INT64_MAX) level_ = static_cast<std::int64_t>(*rf.level);
-        if (rf.meta.clock_freq_hz >= INT64_MIN && rf.meta.clock_freq_hz <= INT64_MAX)
-            clock_freq_ = static_cast<std::int64_t>(rf.meta.clock_freq_hz);
-        host_source_ = rf.meta.orchestrator_source == "host";
-        host_capture_ = rf.meta.host_capture.has_value();
-        host_phases_ = !rf.host_orch.empty();
-        aicpu_orch_phases_ = !rf.orch.empty();
-        core_types_ = rf.meta.core_types;
-    }
+    void take(const swimlane::records_file& rf) { file_.take(rf); }
 
     // The ids of the tasks read_perf_data would return, in first-seen order:
     // all the text view reads (8 bytes a task, not a sidecar_task's 64).
@@ -98,7 +130,7 @@ public:
         if (!run_times_) return out;
         std::uint64_t origin = UINT64_MAX;
         for (const auto& [start, end] : j.span) origin = std::min(origin, start);
-        const double us_per_cycle = 1e6 / static_cast<double>(*clock_freq_);
+        const double us_per_cycle = 1e6 / static_cast<double>(*file_.clock_freq);
         for (std::size_t i = 0; i < out.size(); ++i) {
             const auto [start, end] = j.span[i];
             out[i].second.start_us = static_cast<double>(start - origin) * us_per_cycle;
@@ -118,18 +150,14 @@ private:
         };
         std::vector<std::uint64_t> tokens;  // the task ids (apart: all the text view takes)
         std::vector<core_type> types;       // per task
-        std::vector<const std::string*> names;  // each points at a static name or into core_types_
+        std::vector<const std::string*> names;  // each points at a static name or into file_.core_types
         std::vector<std::pair<std::uint64_t, std::uint64_t>> span;  // per task: first start, last end (cycles); with run times
     };
 
     // The join of chip-swimlane.md §2.9 steps 1, 2 and 5; frees the rows
     // before it returns (the result is built beside them no longer).
     joined join() {
-        if (!level_ || *level_ < 1 || *level_ > 4)
-            throw input_error("Unsupported chip_swimlane_level: " + (level_ ? std::to_string(*level_) : "missing"));
-        if (!clock_freq_ || *clock_freq_ <= 0) throw input_error("metadata.clock_freq_hz missing or not positive");
-        if ((host_source_ || host_phases_ || host_capture_) && aicpu_orch_phases_)
-            throw input_error("host orchestration records together with aicpu_orchestrator_phases (ambiguous clock domain)");
+        file_.check();
 
         joined j;
         static const std::string aiv = "aiv";  // the type of a core outside core_types
@@ -141,8 +169,9 @@ private:
             if (inserted) names.push_back(&name);
             return it->second;
         };
-        std::vector<std::uint32_t> type_of_core(core_types_.size());
-        for (std::size_t c = 0; c < core_types_.size(); ++c) type_of_core[c] = name_id(core_types_[c]);
+        const std::vector<std::string>& core_types = file_.core_types;
+        std::vector<std::uint32_t> type_of_core(core_types.size());
+        for (std::size_t c = 0; c < core_types.size(); ++c) type_of_core[c] = name_id(core_types[c]);
         const std::uint32_t aiv_id = name_id(aiv);
         const std::uint32_t empty_id = name_id(none);
         // (At most a task per AICore row: reserved so, they never grow and
@@ -184,7 +213,7 @@ private:
                 const std::uint32_t r = row_of.find(key_of(k.core, reg_of(aicpu_reg_high_, i, k)));
                 if (r != last_row_by_key::npos) add(r, k.core);
             }
-        } else if (*level_ == 1) {
+        } else if (*file_.level == 1) {
             for (std::size_t r = 0; r < aicore_.size(); ++r) add(r, aicore_[r].key.core);
         }
         std::vector<aicore_row>().swap(aicore_);
@@ -212,7 +241,7 @@ private:
         const auto it = high.find(row);
         return it == high.end() ? k.reg : std::uint64_t{it->second} << 32 | k.reg;
     }
-    static std::uint64_t key_of(std::uint64_t core, std::uint64_t reg) { return core << 32 ^ reg; }
+    static std::uint64_t key_of(std::uint64_t core, std::uint64_t reg) { return join_key(core, reg); }
 
     // Key (core_id << 32 ^ reg_task_id) -> the last AICore row with it.
     // reg_task_id is a core's dispatch counter, so a core's keys are nearly
@@ -291,17 +320,79 @@ private:
     };
 
     bool run_times_;
-    std::optional<std::int64_t> level_;
-    std::optional<std::int64_t> clock_freq_;
-    bool host_source_ = false;
-    bool host_phases_ = false;
-    bool host_capture_ = false;
-    bool aicpu_orch_phases_ = false;
-    std::vector<std::string> core_types_;
+    sidecar_file file_;
     std::vector<aicore_row> aicore_;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> row_span_;  // per AICore row: start, end; empty without run times
     std::vector<row_key> aicpu_;                                     // per AICPU row: core_id, reg_task_id
     reg_high aicore_reg_high_, aicpu_reg_high_;
+};
+
+// sidecar_join's ids (finish_ids) in bounded memory, for the streamed text
+// view (deps_text_streamed.hpp): the rows' join keys go to external sorters
+// as they are read, and the join is a merge of the sorted streams. The ids
+// come out sorted, a task joined by several rows once for each.
+class sidecar_ids_join {
+public:
+    explicit sidecar_ids_join(std::size_t budget_bytes)
+        : aicore_(budget_bytes / 2), aicpu_(budget_bytes / 4), ids_budget_(budget_bytes / 4) {}
+
+    void add(const swimlane::aicore_row& r) { aicore_.push({join_key(r.core, r.reg), aicore_.size(), r.token}); }
+    void add(const swimlane::aicpu_row& r) { aicpu_.push(join_key(r.core, r.reg)); }
+    void take(const swimlane::records_file& rf) { file_.take(rf); }
+
+    // After check(), as sidecar_join: each AICPU row's key picks the last AICore row with
+    // that key; with no AICPU rows at level 1, every AICore row is a task.
+    void check() const { file_.check(); }
+    sidecar_task_ids finish() {
+        external_sorter<std::uint64_t, std::less<std::uint64_t>, u64_delta_codec> ids(ids_budget_);
+        const bool join = aicpu_.size() > 0;
+        auto cpu = std::move(aicpu_).finish();
+        auto core = std::move(aicore_).finish();
+        if (join) {
+            const keyed_row* row = core.next();
+            std::optional<keyed_row> last;  // of the key just joined
+            while (const std::uint64_t* key = cpu.next()) {
+                if (last && last->key == *key) continue;
+                last.reset();
+                for (; row && row->key <= *key; row = core.next())
+                    if (row->key == *key) last = *row;  // (by row order within a key: the later wins)
+                if (last) ids.push(last->token);
+            }
+        } else if (*file_.level == 1) {
+            while (const keyed_row* row = core.next()) ids.push(row->token);
+        }
+        return std::move(ids).finish();
+    }
+
+private:
+    struct keyed_row {
+        std::uint64_t key, seq, token;
+        friend bool operator<(const keyed_row& a, const keyed_row& b) {
+            return a.key != b.key ? a.key < b.key : a.seq < b.seq;
+        }
+        static constexpr std::size_t radix_words = 2;
+        std::uint64_t radix_word(std::size_t i) const { return i == 0 ? key : seq; }
+    };
+    // Sorted rows as differences (delta_varint.hpp): 3-6 bytes instead of 24.
+    struct keyed_row_codec {
+        static constexpr std::size_t max_bytes = 3 * varint_max_bytes;
+        static void put(std::uint8_t*& w, const keyed_row& prev, const keyed_row& x) {
+            put_varint(w, zigzag(x.key - prev.key));
+            put_varint(w, zigzag(x.seq - prev.seq));
+            put_varint(w, zigzag(x.token - prev.token));
+        }
+        static keyed_row get(const std::uint8_t*& r, const keyed_row& prev) {
+            keyed_row x;
+            x.key = prev.key + unzigzag(get_varint(r));
+            x.seq = prev.seq + unzigzag(get_varint(r));
+            x.token = prev.token + unzigzag(get_varint(r));
+            return x;
+        }
+    };
+    sidecar_file file_;
+    external_sorter<keyed_row, std::less<keyed_row>, keyed_row_codec> aicore_;
+    external_sorter<std::uint64_t, std::less<std::uint64_t>, u64_delta_codec> aicpu_;
+    std::size_t ids_budget_;
 };
 
 }  // namespace detail
@@ -313,7 +404,8 @@ private:
 // leniently warns and goes on without it, as the reference does.
 namespace detail {
 // Reads the file into a join (both kinds of row handed over as read).
-inline void read_sidecar_rows(sidecar_join& r, const std::string& path, bool lenient, bool run_times) {
+template <class Join>
+void read_sidecar_rows(Join& r, const std::string& path, bool lenient, bool run_times) {
     // Batches of 64 KiB instead of 256: the same time, and the batch and the
     // scanner's rows of it are 0.7 MB less (at 10^4 tasks the sidecar's peak
     // was above e9ac140's by that much).
@@ -347,6 +439,19 @@ inline std::vector<std::uint64_t> read_perf_sidecar_ids(const std::string& path,
     } catch (const input_error& e) {
         throw input_error(path + ": " + e.what());
     }
+}
+
+// read_perf_sidecar_ids in bounded memory (detail::sidecar_ids_join): the
+// ids sorted, a task once for each row that joined it.
+inline sidecar_task_ids read_perf_sidecar_ids_sorted(const std::string& path, bool lenient, std::size_t budget_bytes) {
+    detail::sidecar_ids_join r(budget_bytes);
+    detail::read_sidecar_rows(r, path, lenient, false);
+    try {
+        r.check();
+    } catch (const input_error& e) {
+        throw input_error(path + ": " + e.what());
+    }
+    return r.finish();
 }
 
 }  // namespace dfx::convert::deps

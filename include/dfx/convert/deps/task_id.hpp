@@ -21,6 +21,8 @@ inline std::uint32_t local_of(std::uint64_t raw) { return static_cast<std::uint3
 class task_formatter {
 public:
     task_formatter() = default;
+    // Ids printed as `(ring, local)` or not, decided elsewhere (deps_text_streamed.hpp).
+    explicit task_formatter(bool pairs) : pairs_(pairs) {}
     explicit task_formatter(const std::vector<std::uint64_t>& nodes) {
         for (std::uint64_t n : nodes)
             if (ring_of(n) != 0) {
@@ -33,9 +35,11 @@ public:
         format_to(out, raw);
         return fmt::to_string(out);
     }
-    void format_to(fmt::memory_buffer& out, std::uint64_t raw) const {
-        if (pairs_) fmt::format_to(std::back_inserter(out), FMT_COMPILE("({}, {})"), ring_of(raw), local_of(raw));
-        else fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}"), local_of(raw));
+    void format_to(fmt::memory_buffer& out, std::uint64_t raw) const { format_to(std::back_inserter(out), raw); }
+    template <class OutputIt>
+    OutputIt format_to(OutputIt out, std::uint64_t raw) const {
+        if (pairs_) return fmt::format_to(out, FMT_COMPILE("({}, {})"), ring_of(raw), local_of(raw));
+        return fmt::format_to(out, FMT_COMPILE("{}"), local_of(raw));
     }
     bool pairs() const { return pairs_; }
 

@@ -1,0 +1,261 @@
+// spill_file: an unnamed temporary file, for what a converter would
+// otherwise hold in memory at 10^7 tasks (issue 19's bounded memory).
+//
+//   spill_file f;                          // in $TMPDIR, else /tmp
+//   const std::uint64_t at = f.size();
+//   f.append(rows.data(), rows.size() * sizeof(row));
+//   f.read(at, back.data(), n_bytes);      // anywhere, any time
+//
+//   spill_writer<row, row_codec> w(f);     // records, coded (as differences)
+//   w.push(x); ...
+//   const auto run = w.finish();           // where they are
+//   spill_reader<row, row_codec> r(f, run.offset, run.bytes, run.count);
+//   while (const row* x = r.next()) ...    // read back a buffer at a time
+//
+// The file has no name from the start (O_TMPFILE; where the file system
+// cannot, mkstemp and unlink at once), so nothing is left behind when the
+// process is killed, and no cleanup is needed. It is read back with pread()
+// into the caller's buffers, never mapped: mapped pages count in the
+// process's peak RSS, which is the figure spilling exists to bound. Appends
+// are written at once, without a buffer of its own: spill_writer buffers.
+//
+// A failure (no temporary directory, a full disk) is an input_error naming
+// the directory and what went wrong, like every converter failure the CLI
+// reports in one line.
+#pragma once
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "dfx/convert/common/delta_varint.hpp"
+#include "dfx/convert/common/input_error.hpp"
+
+namespace dfx::convert {
+
+class spill_file {
+public:
+    spill_file() : dir_(temp_dir()) {
+#ifdef O_TMPFILE
+        fd_ = ::open(dir_.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+#endif
+        if (fd_ < 0) {  // (no O_TMPFILE here, or the file system refuses it)
+            std::string name = dir_ + "/dfx-spill-XXXXXX";
+            fd_ = ::mkstemp(name.data());
+            if (fd_ >= 0) ::unlink(name.c_str());
+        }
+        if (fd_ < 0) fail("cannot create a temporary file");
+    }
+    spill_file(const spill_file&) = delete;
+    spill_file& operator=(const spill_file&) = delete;
+    ~spill_file() {
+        if (fd_ >= 0) ::close(fd_);
+    }
+
+    std::uint64_t size() const { return size_; }
+    const std::string& directory() const { return dir_; }
+
+    void append(const void* data, std::size_t n) {
+        const auto* p = static_cast<const char*>(data);
+        while (n > 0) {
+            const ssize_t w = ::pwrite(fd_, p, n, static_cast<off_t>(size_));
+            if (w < 0 && errno == EINTR) continue;
+            if (w <= 0) fail(w < 0 ? "cannot write a temporary file" : "cannot write a temporary file (nothing written)");
+            p += w;
+            n -= static_cast<std::size_t>(w);
+            size_ += static_cast<std::uint64_t>(w);
+        }
+    }
+
+    // Reads [offset, offset + n), which must have been appended.
+    void read(std::uint64_t offset, void* out, std::size_t n) const {
+        auto* p = static_cast<char*>(out);
+        while (n > 0) {
+            const ssize_t r = ::pread(fd_, p, n, static_cast<off_t>(offset));
+            if (r < 0 && errno == EINTR) continue;
+            if (r <= 0) fail(r < 0 ? "cannot read a temporary file back" : "a temporary file is shorter than written");
+            p += r;
+            n -= static_cast<std::size_t>(r);
+            offset += static_cast<std::uint64_t>(r);
+        }
+    }
+
+    // $TMPDIR when set and not empty, else /tmp (as mkstemp's callers do).
+    static std::string temp_dir() {
+        const char* t = std::getenv("TMPDIR");
+        std::string d = t && *t ? t : "/tmp";
+        while (d.size() > 1 && d.back() == '/') d.pop_back();
+        return d;
+    }
+
+private:
+    [[noreturn]] void fail(const char* what) const {
+        throw input_error(dir_ + ": " + what + ": " + std::strerror(errno) +
+                          " (large inputs spill to disk: set TMPDIR to a directory with room)");
+    }
+
+    std::string dir_;
+    int fd_ = -1;
+    std::uint64_t size_ = 0;
+};
+
+// How records are written to a spill file. A codec writes a record after
+// the one before it (`prev`; a default-made T before the first), so that
+// sorted records can be written as small differences (delta_varint.hpp):
+//
+//   struct my_codec {
+//       static constexpr std::size_t max_bytes = ...;  // the longest code
+//       static void put(std::uint8_t*& w, const T& prev, const T& x);
+//       static T get(const std::uint8_t*& r, const T& prev);
+//   };
+//
+// raw_codec writes the bytes as they are.
+template <class T>
+struct raw_codec {
+    static_assert(std::is_trivially_copyable_v<T>);
+    static constexpr std::size_t max_bytes = sizeof(T);
+    static void put(std::uint8_t*& w, const T&, const T& x) {
+        std::memcpy(w, &x, sizeof(T));
+        w += sizeof(T);
+    }
+    static T get(const std::uint8_t*& r, const T&) {
+        T x;
+        std::memcpy(&x, r, sizeof(T));
+        r += sizeof(T);
+        return x;
+    }
+};
+
+// A u64 as its zigzagged difference from the one before: a sorted list of
+// dense ids takes a byte an id.
+struct u64_delta_codec {
+    static constexpr std::size_t max_bytes = varint_max_bytes;
+    static void put(std::uint8_t*& w, std::uint64_t prev, std::uint64_t x) { put_varint(w, zigzag(x - prev)); }
+    static std::uint64_t get(const std::uint8_t*& r, std::uint64_t prev) { return prev + unzigzag(get_varint(r)); }
+};
+
+// Reads `count` records from `bytes` bytes at `offset` of a spill file, in
+// order, a buffer at a time.
+template <class T, class Codec = raw_codec<T>>
+class spill_reader {
+public:
+    spill_reader(const spill_file& f, std::uint64_t offset, std::uint64_t bytes, std::uint64_t count,
+                 std::size_t buffer_bytes = std::size_t{1} << 18)
+        : file_(&f), offset_(offset), bytes_left_(bytes), left_(count),
+          buffer_(std::max(buffer_bytes, 2 * Codec::max_bytes)) {}
+
+    // The next record, or null past the last; valid until the next call.
+    const T* next() {
+        if (left_ == 0) return nullptr;
+        if (static_cast<std::size_t>(end_ - at_) < Codec::max_bytes && bytes_left_ > 0) refill();
+        current_ = Codec::get(at_, current_);
+        --left_;
+        return &current_;
+    }
+
+private:
+    void refill() {
+        const auto kept = static_cast<std::size_t>(end_ - at_);
+        std::memmove(buffer_.data(), at_, kept);
+        const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(bytes_left_, buffer_.size() - kept));
+        file_->read(offset_, buffer_.data() + kept, n);
+        offset_ += n;
+        bytes_left_ -= n;
+        at_ = buffer_.data();
+        end_ = buffer_.data() + kept + n;
+    }
+
+    const spill_file* file_;
+    std::uint64_t offset_, bytes_left_, left_;
+    std::vector<std::uint8_t> buffer_;
+    const std::uint8_t* at_ = nullptr;
+    const std::uint8_t* end_ = nullptr;
+    T current_{};
+};
+
+// Records coded into a spill file a buffer at a time: the writing half of
+// spill_reader. Each finish() ends a stretch of records (a sorted run) that
+// a spill_reader reads back from its offset, the codec starting afresh.
+template <class T, class Codec = raw_codec<T>>
+class spill_writer {
+public:
+    explicit spill_writer(spill_file& f, std::size_t buffer_bytes = std::size_t{1} << 18)
+        : file_(&f), buffer_(std::max(buffer_bytes, 2 * Codec::max_bytes)), start_(f.size()) {}
+
+    void push(const T& x) {
+        if (static_cast<std::size_t>(buffer_.data() + buffer_.size() - w_) < Codec::max_bytes) flush();
+        Codec::put(w_, prev_, x);
+        prev_ = x;
+        ++count_;
+    }
+
+    // Where the stretch since the last finish() is: (offset, bytes, records).
+    struct stretch {
+        std::uint64_t offset, bytes, count;
+    };
+    stretch finish() {
+        flush();
+        const stretch s{start_, file_->size() - start_, count_};
+        start_ = file_->size();
+        count_ = 0;
+        prev_ = T{};
+        return s;
+    }
+
+private:
+    void flush() {
+        file_->append(buffer_.data(), static_cast<std::size_t>(w_ - buffer_.data()));
+        w_ = buffer_.data();
+    }
+
+    spill_file* file_;
+    std::vector<std::uint8_t> buffer_;
+    std::uint8_t* w_ = buffer_.data();
+    std::uint64_t start_;
+    std::uint64_t count_ = 0;
+    T prev_{};
+};
+
+// A list of records kept on disk: pushed, then read back in order as
+// often as needed.
+//
+//   spilled_records<row> rows;
+//   rows.push(x);                   // ...
+//   for (auto r = rows.read(); const row* x = r.next();) ...
+template <class T, class Codec = raw_codec<T>>
+class spilled_records {
+public:
+    void push(const T& x) {
+        writer_.push(x);
+        ++count_;
+    }
+    std::uint64_t size() const { return count_; }
+
+    // A reader of every record pushed so far (none may be pushed after).
+    spill_reader<T, Codec> read() {
+        if (!done_) {
+            done_ = true;
+            whole_ = writer_.finish();
+        }
+        return spill_reader<T, Codec>(file_, whole_.offset, whole_.bytes, whole_.count);
+    }
+
+private:
+    spill_file file_;
+    spill_writer<T, Codec> writer_{file_};
+    std::uint64_t count_ = 0;
+    bool done_ = false;
+    typename spill_writer<T, Codec>::stretch whole_{};
+};
+
+}  // namespace dfx::convert
