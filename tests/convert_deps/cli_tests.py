@@ -530,6 +530,49 @@ def test_large_generated():
         fail(f"stdout {r.stdout!r}")
 
 
+def test_spills_to_temp_dir():
+    """The text view of the full graph in bounded memory (docs/converters.md, "Bounded memory: `dfx deps`
+    text"): with DFX_SORT_MEMORY_KB=64 its sorters and files spill to $TMPDIR, the output is the same bytes,
+    nothing is left there, even after SIGKILL; a $TMPDIR that is not there is one error naming it."""
+    import signal
+    d = workdir()
+    subprocess.run([sys.executable, str(ROOT / "bench" / "gen_swimlane_records.py"), "20000", str(d)], check=True,
+                   stdout=subprocess.DEVNULL)
+    want = run(["deps", "deps.json", "-o", "want.txt"], cwd=d)
+    if want.returncode != 0:
+        fail(want.stderr)
+    spill = d / "spill"
+    spill.mkdir()
+    env = dict(os.environ, TMPDIR=str(spill), DFX_SORT_MEMORY_KB="64")
+    r = run(["deps", "deps.json", "-o", "got.txt"], cwd=d, env=env)
+    if r.returncode != 0:
+        fail(r.stderr)
+    if (d / "got.txt").read_bytes() != (d / "want.txt").read_bytes():
+        fail("spilled every few records, the text view differs from the one sorted in memory")
+    if list(spill.iterdir()):
+        fail(f"left in $TMPDIR: {[p.name for p in spill.iterdir()]}")
+    # A value that is not a number of KiB leaves the default.
+    r = run(["deps", "deps.json", "-o", "default.txt"], cwd=d, env=dict(env, DFX_SORT_MEMORY_KB="lots"))
+    if r.returncode != 0 or (d / "default.txt").read_bytes() != (d / "want.txt").read_bytes():
+        fail(f"DFX_SORT_MEMORY_KB=lots: {r.returncode} {r.stderr!r}")
+    # Killed at any moment, the files have no name to leave behind (O_TMPFILE).
+    for delay in (0.02, 0.1, 0.3):
+        p = subprocess.Popen([DFX, "deps", "deps.json", "-o", "killed.txt"], cwd=d, env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(delay)
+        p.send_signal(signal.SIGKILL)
+        p.wait(timeout=60)
+        if list(spill.iterdir()):
+            fail(f"SIGKILL after {delay} s: left in $TMPDIR: {[q.name for q in spill.iterdir()]}")
+    # A $TMPDIR that is not there: one error naming it, no output.
+    (d / "old.txt").write_text("old")
+    missing = d / "no-such-dir"
+    r = run(["deps", "deps.json", "-o", "old.txt"], cwd=d, env=dict(env, TMPDIR=str(missing)))
+    expect_one_error_line(r, f"{missing}: cannot create a temporary file", "TMPDIR missing")
+    if r.returncode != 1 or (d / "old.txt").read_text() != "old":
+        fail(f"TMPDIR missing: exit {r.returncode}, output {(d / 'old.txt').read_text()[:20]!r}")
+
+
 # ---------------------------------------------------------------- robustness and the CLI
 # docs/converters.md "Errors and exit codes": 1 for bad input, 2 for usage, one
 # line "dfx <command>: error: ...", never a signal or a hang.

@@ -160,21 +160,30 @@ TEST_CASE("records written with a codec come back the same, across buffer bounda
     }
 }
 
-TEST_CASE("spilled_records reads back all it was given, as often as asked") {
+TEST_CASE("spilled_records reads back all it was given, as often as asked, from memory or from disk") {
     test_support::scratch_dir dir;
     const temp_dir_set_to tmp(dir.path().string());
-    spilled_records<std::uint64_t, u64_delta_codec> ids;
     std::vector<std::uint64_t> want;
-    for (std::uint64_t i = 0; i < 200000; ++i) {
-        want.push_back((i * 7919) % 1000003 + (i % 13 == 0 ? std::uint64_t{1} << 63 : 0));
-        ids.push(want.back());
+    for (std::uint64_t i = 0; i < 200000; ++i) want.push_back((i * 7919) % 1000003 + (i % 13 == 0 ? std::uint64_t{1} << 63 : 0));
+    for (const std::size_t memory : {std::size_t{1}, std::size_t{4096}, std::size_t{64} << 20}) {
+        CAPTURE(memory);
+        spilled_records<std::uint64_t, u64_delta_codec> ids(memory);
+        for (const std::uint64_t id : want) ids.push(id);
+        CHECK(ids.size() == want.size());
+        CHECK(ids.on_disk() == (memory < (std::size_t{1} << 20)));
+        for (int pass = 0; pass < 2; ++pass) {
+            std::vector<std::uint64_t> back;
+            for (auto r = ids.read(); const std::uint64_t* x = r.next();) back.push_back(*x);
+            CHECK(back == want);
+        }
     }
-    CHECK(ids.size() == want.size());
-    for (int pass = 0; pass < 2; ++pass) {
-        std::vector<std::uint64_t> back;
-        for (auto r = ids.read(); const std::uint64_t* x = r.next();) back.push_back(*x);
-        CHECK(back == want);
-    }
+    // Within its memory, a missing temporary directory does not matter.
+    const temp_dir_set_to missing((dir.path() / "missing").string());
+    spilled_records<std::uint64_t, u64_delta_codec> few;
+    for (std::uint64_t i = 0; i < 1000; ++i) few.push(i);
+    auto r = few.read();
+    CHECK(!few.on_disk());
+    CHECK(*r.next() == 0);
 }
 
 TEST_CASE("an external sort gives std::sort's order for every shape of input and every budget") {

@@ -2,7 +2,11 @@
 // The converter lives in include/dfx/convert/deps; this file only maps the
 // command line onto deps_viewer_options, with the reference tool's checks and
 // exit codes (2 for usage errors, 1 for a missing or bad input, both printed by main).
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <string>
@@ -27,6 +31,19 @@ struct deps_args {
     std::size_t max_nodes = dfx::convert::deps::html_options{}.max_nodes;
 };
 
+// DFX_SORT_MEMORY_KB=N (decimal digits only, 64 KiB to 64 GiB): the memory
+// the text view of the full graph sorts in before it spills to $TMPDIR
+// (docs/converters.md, "Bounded memory: `dfx deps` text"); any other value
+// leaves the default, as the other DFX_* knobs do.
+std::size_t sort_memory_bytes(const char* text, std::size_t default_bytes) {
+    if (text == nullptr) return default_bytes;
+    std::uint64_t kb = 0;
+    const char* end = text + std::strlen(text);
+    const auto [stop, error] = std::from_chars(text, end, kb);
+    if (error != std::errc{} || stop != end || text == end || kb < 64 || kb > (std::uint64_t{64} << 20)) return default_bytes;
+    return static_cast<std::size_t>(kb) << 10;
+}
+
 void run(CLI::App& cmd, const deps_args& a) {
     namespace deps = dfx::convert::deps;
     const progress_reporter progress("deps");
@@ -46,6 +63,7 @@ void run(CLI::App& cmd, const deps_args& a) {
     o.show_tensor_info = a.show_tensor_info;
     o.max_nodes = a.max_nodes;
     o.lenient = a.lenient;
+    o.sort_memory_bytes = sort_memory_bytes(std::getenv("DFX_SORT_MEMORY_KB"), o.sort_memory_bytes);
     if (a.output == "-") o.console = stderr;  // stdout is the output
     exit_code = deps::run_deps_viewer(o);
 }

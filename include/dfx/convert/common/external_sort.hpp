@@ -15,7 +15,7 @@
 // the disk: finish() sorts it in place and hands it out from memory. The
 // run buffer is reserved whole on the first push: its untouched pages cost
 // no memory, and growing it would copy it and hold both copies at once.
-// While merging, the budget is shared by the runs' read buffers (64 KiB
+// While merging, the budget is shared by the runs' read buffers (4 KiB
 // each at least: a budget of a few records, as the tests use, holds more).
 #pragma once
 
@@ -83,7 +83,7 @@ private:
     using stretch = typename spill_writer<T, Codec>::stretch;
     sorted_records(std::unique_ptr<spill_file> file, const std::vector<stretch>& runs, std::size_t budget_bytes, Less less)
         : file_(std::move(file)), later_{less} {
-        const std::size_t per_run = std::max<std::size_t>(budget_bytes / runs.size(), std::size_t{1} << 16);
+        const std::size_t per_run = std::max<std::size_t>(budget_bytes / runs.size(), std::size_t{4} << 10);
         runs_.reserve(runs.size());
         for (const stretch& run : runs) {
             runs_.emplace_back(*file_, run.offset, run.bytes, run.count,

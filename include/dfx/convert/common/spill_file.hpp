@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -153,6 +154,10 @@ public:
                  std::size_t buffer_bytes = std::size_t{1} << 18)
         : file_(&f), offset_(offset), bytes_left_(bytes), left_(count),
           buffer_(std::max(buffer_bytes, 2 * Codec::max_bytes)) {}
+    // Records coded in memory instead (spilled_records that never filled
+    // their buffer), which must outlive the reader.
+    spill_reader(const std::uint8_t* bytes, std::size_t size, std::uint64_t count)
+        : file_(nullptr), offset_(0), bytes_left_(0), left_(count), at_(bytes), end_(bytes + size) {}
 
     // The next record, or null past the last; valid until the next call.
     const T* next() {
@@ -166,7 +171,7 @@ public:
 private:
     void refill() {
         const auto kept = static_cast<std::size_t>(end_ - at_);
-        std::memmove(buffer_.data(), at_, kept);
+        if (kept > 0) std::memmove(buffer_.data(), at_, kept);  // (at_ is null before the first fill)
         const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(bytes_left_, buffer_.size() - kept));
         file_->read(offset_, buffer_.data() + kept, n);
         offset_ += n;
@@ -226,36 +231,51 @@ private:
     T prev_{};
 };
 
-// A list of records kept on disk: pushed, then read back in order as
-// often as needed.
+// A list of records, pushed, then read back in order as often as needed:
+// coded in memory up to `memory_bytes`, on disk (a spill_file) from then on.
+// So a small input never touches the disk.
 //
-//   spilled_records<row> rows;
+//   spilled_records<row, row_codec> rows;
 //   rows.push(x);                   // ...
 //   for (auto r = rows.read(); const row* x = r.next();) ...
 template <class T, class Codec = raw_codec<T>>
 class spilled_records {
 public:
+    explicit spilled_records(std::size_t memory_bytes = std::size_t{8} << 20)
+        : capacity_(std::max(memory_bytes, 2 * Codec::max_bytes)) {}
+
     void push(const T& x) {
-        writer_.push(x);
+        if (bytes_.capacity() == 0) bytes_.reserve(capacity_);  // (untouched pages cost nothing)
+        if (capacity_ - bytes_.size() < Codec::max_bytes) flush();
+        std::uint8_t code[Codec::max_bytes];
+        std::uint8_t* w = code;
+        Codec::put(w, prev_, x);
+        bytes_.insert(bytes_.end(), code, w);
+        prev_ = x;
         ++count_;
     }
     std::uint64_t size() const { return count_; }
+    bool on_disk() const { return file_ != nullptr; }
 
     // A reader of every record pushed so far (none may be pushed after).
     spill_reader<T, Codec> read() {
-        if (!done_) {
-            done_ = true;
-            whole_ = writer_.finish();
-        }
-        return spill_reader<T, Codec>(file_, whole_.offset, whole_.bytes, whole_.count);
+        if (!file_) return spill_reader<T, Codec>(bytes_.data(), bytes_.size(), count_);
+        flush();
+        return spill_reader<T, Codec>(*file_, 0, file_->size(), count_);
     }
 
 private:
-    spill_file file_;
-    spill_writer<T, Codec> writer_{file_};
+    void flush() {
+        if (!file_) file_ = std::make_unique<spill_file>();
+        file_->append(bytes_.data(), bytes_.size());
+        bytes_.clear();
+    }
+
+    std::size_t capacity_;
+    std::vector<std::uint8_t> bytes_;  // coded, not yet on disk
+    std::unique_ptr<spill_file> file_;
     std::uint64_t count_ = 0;
-    bool done_ = false;
-    typename spill_writer<T, Codec>::stretch whole_{};
+    T prev_{};
 };
 
 }  // namespace dfx::convert

@@ -176,8 +176,11 @@ public:
     task_formatter fmt;
 
     // `sidecar`: the tasks of the records beside deps.json, sorted, repeats
-    // allowed (read_perf_sidecar_ids_sorted); null: no sidecar.
-    text_view_files(text_spill& spill, const name_map& names, sidecar_task_ids* sidecar) {
+    // allowed (read_perf_sidecar_ids_sorted); null: no sidecar. Each of the
+    // three files is held in memory up to `file_memory_bytes`, coded.
+    text_view_files(text_spill& spill, const name_map& names, sidecar_task_ids* sidecar,
+                    std::size_t file_memory_bytes = std::size_t{8} << 20)
+        : out_edges_(file_memory_bytes), in_edges_(file_memory_bytes), nodes_(file_memory_bytes) {
         // The two edge orders and the tasks are finished on two threads.
         summary.annotated_edges = spill.by_pred_.size();
         std::optional<sorted_records<detail::spilled_task, std::less<detail::spilled_task>, detail::spilled_task_codec>> sorted_tasks;

@@ -48,6 +48,10 @@ struct deps_viewer_options {
     // The reference's reading: unusable deps.json entries dropped, a corrupt
     // name map or records sidecar a warning (deps_reader.hpp, name_map.hpp).
     bool lenient = false;
+    // The memory the text view of the full graph sorts in (deps_text_streamed.hpp):
+    // two thirds for deps.json's sorters, a third for the sidecar's, a 24th
+    // for each of its three files before they go to disk.
+    std::size_t sort_memory_bytes = std::size_t{192} << 20;
     std::FILE* console = stdout;  // progress lines ("Transitive reduction: ...", "Wrote ...")
 };
 
@@ -77,9 +81,9 @@ inline std::optional<std::string> find_latest_deps_json() {
 
 // Runs the viewer; returns the process exit code. Bad input throws input_error.
 inline int run_deps_viewer(const deps_viewer_options& opt) {
-    // The streamed text view's memory: its sorters' (deps.json, the sidecar),
-    // whatever the number of tasks.
-    constexpr std::size_t deps_budget = std::size_t{128} << 20, sidecar_budget = std::size_t{64} << 20;
+    // The streamed text view's memory, whatever the number of tasks.
+    const std::size_t deps_budget = opt.sort_memory_bytes / 3 * 2, sidecar_budget = opt.sort_memory_bytes / 3,
+                      file_memory = opt.sort_memory_bytes / 24;
     namespace fs = std::filesystem;
     std::optional<std::string> input = opt.input;
     if (!input) input = detail::find_latest_deps_json();
@@ -112,7 +116,7 @@ inline int run_deps_viewer(const deps_viewer_options& opt) {
     // (a symlink that does not resolve is a sidecar that is there and broken)
     if (fs::exists(sidecar_path, ec) || fs::is_symlink(sidecar_path, ec)) {
         if (streamed)
-            sidecar_sorted_read = std::async(std::launch::async, [&sidecar_path, lenient = opt.lenient] {
+            sidecar_sorted_read = std::async(std::launch::async, [&sidecar_path, lenient = opt.lenient, sidecar_budget] {
                 return read_perf_sidecar_ids_sorted(sidecar_path, lenient, sidecar_budget);
             });
         else if (lean)
@@ -164,7 +168,7 @@ inline int run_deps_viewer(const deps_viewer_options& opt) {
         std::optional<text_view_files> view_files;
         {
             const io_progress::stage_scope stage("sorting the graph");  // (at 10^7 tasks 1-2 s of no bytes moving)
-            view_files.emplace(spill, names, sidecar ? &*sidecar : nullptr);
+            view_files.emplace(spill, names, sidecar ? &*sidecar : nullptr, file_memory);
         }
         text_view_files& view = *view_files;
         sidecar.reset();
