@@ -245,12 +245,12 @@ public:
         : capacity_(std::max(memory_bytes, 2 * Codec::max_bytes)) {}
 
     void push(const T& x) {
-        if (bytes_.capacity() == 0) bytes_.reserve(capacity_);  // (untouched pages cost nothing)
-        if (capacity_ - bytes_.size() < Codec::max_bytes) flush();
-        std::uint8_t code[Codec::max_bytes];
-        std::uint8_t* w = code;
+        // (allocated, not zeroed: its untouched pages cost nothing)
+        if (!bytes_) bytes_.reset(new std::uint8_t[capacity_]);
+        if (capacity_ - used_ < Codec::max_bytes) flush();
+        std::uint8_t* w = bytes_.get() + used_;
         Codec::put(w, prev_, x);
-        bytes_.insert(bytes_.end(), code, w);
+        used_ = static_cast<std::size_t>(w - bytes_.get());
         prev_ = x;
         ++count_;
     }
@@ -259,7 +259,7 @@ public:
 
     // A reader of every record pushed so far (none may be pushed after).
     spill_reader<T, Codec> read() {
-        if (!file_) return spill_reader<T, Codec>(bytes_.data(), bytes_.size(), count_);
+        if (!file_) return spill_reader<T, Codec>(bytes_.get(), used_, count_);
         flush();
         return spill_reader<T, Codec>(*file_, 0, file_->size(), count_);
     }
@@ -267,12 +267,13 @@ public:
 private:
     void flush() {
         if (!file_) file_ = std::make_unique<spill_file>();
-        file_->append(bytes_.data(), bytes_.size());
-        bytes_.clear();
+        if (used_ > 0) file_->append(bytes_.get(), used_);
+        used_ = 0;
     }
 
     std::size_t capacity_;
-    std::vector<std::uint8_t> bytes_;  // coded, not yet on disk
+    std::unique_ptr<std::uint8_t[]> bytes_;  // coded, not yet on disk
+    std::size_t used_ = 0;
     std::unique_ptr<spill_file> file_;
     std::uint64_t count_ = 0;
     T prev_{};
