@@ -94,6 +94,8 @@ void add_deps(CLI::App& app) {
     cmd->add_flag("--lenient", args->lenient,
                   "Read as the reference viewer does: unusable deps.json entries are dropped (with a warning), a "
                   "corrupt name map or chip_swimlane_records.json beside the input is a warning (default: an error)");
+    cmd->footer("Memory: the text view of the full graph (the default) sorts in DFX_SORT_MEMORY_KB KiB (192 MiB by "
+                "default) and spills the rest to $TMPDIR (else /tmp); the other views hold the graph.");
     cmd->callback([cmd, args] { run(*cmd, *args); });
 }
 
