@@ -571,6 +571,16 @@ def test_spills_to_temp_dir():
     expect_one_error_line(r, f"{missing}: cannot create a temporary file", "TMPDIR missing")
     if r.returncode != 1 or (d / "old.txt").read_text() != "old":
         fail(f"TMPDIR missing: exit {r.returncode}, output {(d / 'old.txt').read_text()[:20]!r}")
+    # --lenient drops a broken sidecar with a warning, but no disk room is no broken sidecar: still one
+    # error (here only the sidecar's join spills: deps.json is a few tasks).
+    small = d / "small"
+    small.mkdir()
+    (small / "chip_swimlane_records.json").symlink_to(d / "chip_swimlane_records.json")
+    (small / "deps.json").write_text('{"edges": [{"pred": 4294967296, "succ": 4294967297}]}')
+    r = run(["deps", "--lenient", "deps.json", "-o", "out.txt"], cwd=small, env=dict(env, TMPDIR=str(missing)))
+    expect_one_error_line(r, f"{missing}: cannot create a temporary file", "--lenient, TMPDIR missing")
+    if r.returncode != 1 or (small / "out.txt").exists():
+        fail(f"--lenient, TMPDIR missing: exit {r.returncode}, output written: {(small / 'out.txt').exists()}")
 
 
 # ---------------------------------------------------------------- robustness and the CLI

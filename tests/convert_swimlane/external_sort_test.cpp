@@ -209,14 +209,42 @@ TEST_CASE("an external sort gives std::sort's order for every shape of input and
                 auto a = std::move(coded).finish();
                 auto b = std::move(raw).finish();
                 CHECK(a.size() == n);
-                // (keyed sorts by radix: half the budget holds records, half the scratch)
+                // (keyed sorts by radix: half the budget holds records, half the
+                // scratch; a merge reads budget / 4 KiB runs at once, at least 2)
                 const std::size_t held = std::max<std::size_t>(budget_records / 2, 1);
-                CHECK(a.runs() == (n <= held ? 0 : (n + held - 1) / held));
+                const std::size_t runs = n <= held ? 0 : (n + held - 1) / held;
+                const std::size_t fan = std::max<std::size_t>(held * 2 * sizeof(keyed) / 4096, 2);
+                CHECK((coded.merge_passes() > 0) == (runs > fan));
+                if (runs <= fan) CHECK(a.runs() == runs);
+                else CHECK((a.runs() >= 2 && a.runs() <= fan));
                 CHECK(drain(a) == want);
                 CHECK(drain(b) == want);
                 CHECK(a.next() == nullptr);
             }
         }
+    }
+    CHECK(entries(dir.path()) == 0);
+}
+
+TEST_CASE("more runs than the budget can read at once are merged in passes, in the same order") {
+    test_support::scratch_dir dir;
+    const temp_dir_set_to tmp(dir.path().string());
+    // 64 KiB: 32 KiB of ids a run (the radix sort takes the other half),
+    // 16 runs of 4 KiB buffers read at once.
+    const std::size_t budget = std::size_t{64} << 10;
+    for (const std::uint64_t n : {std::uint64_t{4096 * 16}, std::uint64_t{4096 * 17}, std::uint64_t{600000}}) {
+        CAPTURE(n);
+        external_sorter<std::uint64_t, std::less<std::uint64_t>, u64_delta_codec> s(budget);
+        std::vector<std::uint64_t> want;
+        for (std::uint64_t i = 0; i < n; ++i) {
+            want.push_back((i * 2654435761u) % 1000003);
+            s.push(want.back());
+        }
+        std::sort(want.begin(), want.end());
+        auto sorted = std::move(s).finish();
+        CHECK(s.merge_passes() == (n <= 4096 * 16 ? 0 : n <= 4096 * 16 * 16 ? 1 : 2));
+        CHECK(sorted.runs() <= 16);
+        CHECK(drain(sorted) == want);
     }
     CHECK(entries(dir.path()) == 0);
 }
@@ -233,7 +261,7 @@ TEST_CASE("input within the budget never touches the disk; beyond it, a missing 
 
     external_sorter<std::uint64_t> spills(2000 * sizeof(std::uint64_t));
     for (std::uint64_t i = 1000; i-- > 0;) spills.push(i);
-    CHECK_THROWS_WITH_AS(spills.push(5), doctest::Contains("missing: cannot create a temporary file"), input_error);
+    CHECK_THROWS_WITH_AS(spills.push(5), doctest::Contains("missing: cannot create a temporary file"), spill_error);
 }
 
 TEST_CASE("sort_run: nearly sorted runs by insertion, any other by radix or std::sort, the same order") {

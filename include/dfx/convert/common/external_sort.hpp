@@ -15,8 +15,10 @@
 // the disk: finish() sorts it in place and hands it out from memory. The
 // run buffer is reserved whole on the first push: its untouched pages cost
 // no memory, and growing it would copy it and hold both copies at once.
-// While merging, the budget is shared by the runs' read buffers (4 KiB
-// each at least: a budget of a few records, as the tests use, holds more).
+// While merging, the budget is shared by the runs' read buffers, 4 KiB each
+// at least: runs beyond budget / 4 KiB are first merged in passes, so the
+// memory stays the budget's however much is sorted (a budget of a few
+// records, as the tests use, holds a few buffers more).
 #pragma once
 
 #include <algorithm>
@@ -38,6 +40,9 @@ namespace dfx::convert {
 template <class T, class Less = std::less<T>, class Codec = raw_codec<T>>
 class sorted_records {
 public:
+    // A merge gives each run a read buffer of at least this much.
+    static constexpr std::size_t min_read_buffer = std::size_t{4} << 10;
+
     // The next record in order, or null past the last; valid until the next call.
     const T* next() {
         if (!file_) return at_ < memory_.size() ? &memory_[at_++] : nullptr;
@@ -81,9 +86,12 @@ private:
         size_ = memory_.size();
     }
     using stretch = typename spill_writer<T, Codec>::stretch;
-    sorted_records(std::unique_ptr<spill_file> file, const std::vector<stretch>& runs, std::size_t budget_bytes, Less less)
-        : file_(std::move(file)), later_{less} {
-        const std::size_t per_run = std::max<std::size_t>(budget_bytes / runs.size(), std::size_t{4} << 10);
+
+    // A merge of `runs` of `file`, which it owns (`owned`) or the caller keeps.
+    sorted_records(std::unique_ptr<spill_file> owned, const spill_file& file, const std::vector<stretch>& runs,
+                   std::size_t budget_bytes, Less less)
+        : owned_(std::move(owned)), file_(&file), later_{less} {
+        const std::size_t per_run = std::max<std::size_t>(budget_bytes / runs.size(), min_read_buffer);
         runs_.reserve(runs.size());
         for (const stretch& run : runs) {
             runs_.emplace_back(*file_, run.offset, run.bytes, run.count,
@@ -101,7 +109,8 @@ private:
 
     std::vector<T> memory_;
     std::size_t at_ = 0;
-    std::unique_ptr<spill_file> file_;
+    std::unique_ptr<spill_file> owned_;
+    const spill_file* file_ = nullptr;  // null: from memory
     std::vector<spill_reader<T, Codec>> runs_;
     std::optional<head> leader_;  // the run whose head comes first
     std::vector<head> heap_;      // the others'
@@ -216,6 +225,9 @@ public:
     }
 
     std::uint64_t size() const { return count_; }
+    // Passes finish() merged the runs in before the last merge (0 when they
+    // were few enough to read at once).
+    std::size_t merge_passes() const { return merge_passes_; }
 
     sorted_records<T, Less, Codec> finish() && {
         if (!file_) {
@@ -226,19 +238,56 @@ public:
         if (!buffer_.empty()) spill_run();
         buffer_ = {};  // (the merge's read buffers take the budget)
         scratch_ = {};
-        return sorted_records<T, Less, Codec>(std::move(file_), runs_, budget_bytes(), less_);
+        while (runs_.size() > fan_in()) merge_pass();
+        writer_.reset();
+        const spill_file& file = *file_;
+        return sorted_records<T, Less, Codec>(std::move(file_), file, runs_, budget_bytes(), less_);
     }
 
 private:
+    using stretch = typename spill_writer<T, Codec>::stretch;
+
     std::size_t budget_bytes() const { return capacity_ * sizeof(T) * (sorted_by_radix<T, Less> ? 2 : 1); }
+    // The runs one merge reads at once within the budget; more are merged in
+    // passes first, so memory stays bounded however many runs there are.
+    std::size_t fan_in() const {
+        return std::max<std::size_t>(budget_bytes() / sorted_records<T, Less, Codec>::min_read_buffer, 2);
+    }
+    // The writer's buffer: at most a quarter of the budget (a small budget
+    // stays small), at least 4 KiB.
+    std::size_t writer_bytes() const {
+        return std::clamp<std::size_t>(budget_bytes() / 4, std::size_t{4} << 10, std::size_t{256} << 10);
+    }
 
     void spill_run() {
         sort_run(buffer_, less_, scratch_);
-        if (!file_) file_ = std::make_unique<spill_file>();
-        spill_writer<T, Codec> w(*file_);
-        for (const T& x : buffer_) w.push(x);
-        runs_.push_back(w.finish());
+        if (!file_) {
+            file_ = std::make_unique<spill_file>();
+            writer_.emplace(*file_, writer_bytes());
+        }
+        for (const T& x : buffer_) writer_->push(x);
+        runs_.push_back(writer_->finish());
         buffer_.clear();
+    }
+
+    // Merges the runs fan_in() at a time into fewer, longer runs in a new
+    // file (the old one goes: its space is given back).
+    void merge_pass() {
+        auto next = std::make_unique<spill_file>();
+        spill_writer<T, Codec> w(*next, writer_bytes());
+        std::vector<stretch> merged;
+        const std::size_t fan = fan_in();
+        for (std::size_t first = 0; first < runs_.size(); first += fan) {
+            const std::vector<stretch> group(runs_.begin() + static_cast<std::ptrdiff_t>(first),
+                                             runs_.begin() + static_cast<std::ptrdiff_t>(std::min(runs_.size(), first + fan)));
+            sorted_records<T, Less, Codec> m(nullptr, *file_, group, budget_bytes() - writer_bytes(), less_);
+            while (const T* x = m.next()) w.push(*x);
+            merged.push_back(w.finish());
+        }
+        writer_.reset();
+        file_ = std::move(next);
+        runs_ = std::move(merged);
+        ++merge_passes_;
     }
 
     std::size_t capacity_;
@@ -246,8 +295,10 @@ private:
     std::vector<T> buffer_;
     std::vector<T> scratch_;  // radix_sort's
     std::unique_ptr<spill_file> file_;
-    std::vector<typename spill_writer<T, Codec>::stretch> runs_;
+    std::optional<spill_writer<T, Codec>> writer_;  // of file_'s runs
+    std::vector<stretch> runs_;
     std::uint64_t count_ = 0;
+    std::size_t merge_passes_ = 0;
 };
 
 }  // namespace dfx::convert

@@ -19,9 +19,9 @@
 // process's peak RSS, which is the figure spilling exists to bound. Appends
 // are written at once, without a buffer of its own: spill_writer buffers.
 //
-// A failure (no temporary directory, a full disk) is an input_error naming
-// the directory and what went wrong, like every converter failure the CLI
-// reports in one line.
+// A failure (no temporary directory, a full disk) is a spill_error (an
+// input_error) naming the directory and what went wrong, which the CLI
+// reports in one line like every converter failure.
 #pragma once
 
 #include <fcntl.h>
@@ -44,6 +44,14 @@
 
 namespace dfx::convert {
 
+// A spill file that cannot be made, written or read back: the machine's
+// problem, not the input's, so even a lenient reading that drops a broken
+// input (`dfx deps --lenient`'s sidecar) stops on it.
+class spill_error : public input_error {
+public:
+    using input_error::input_error;
+};
+
 class spill_file {
 public:
     spill_file() : dir_(temp_dir()) {
@@ -55,7 +63,7 @@ public:
             fd_ = ::mkstemp(name.data());
             if (fd_ >= 0) ::unlink(name.c_str());
         }
-        if (fd_ < 0) fail("cannot create a temporary file");
+        if (fd_ < 0) fail("cannot create a temporary file", errno);
     }
     spill_file(const spill_file&) = delete;
     spill_file& operator=(const spill_file&) = delete;
@@ -71,7 +79,8 @@ public:
         while (n > 0) {
             const ssize_t w = ::pwrite(fd_, p, n, static_cast<off_t>(size_));
             if (w < 0 && errno == EINTR) continue;
-            if (w <= 0) fail(w < 0 ? "cannot write a temporary file" : "cannot write a temporary file (nothing written)");
+            if (w < 0) fail("cannot write a temporary file", errno);
+            if (w == 0) fail("cannot write a temporary file: nothing written", 0);
             p += w;
             n -= static_cast<std::size_t>(w);
             size_ += static_cast<std::uint64_t>(w);
@@ -84,7 +93,8 @@ public:
         while (n > 0) {
             const ssize_t r = ::pread(fd_, p, n, static_cast<off_t>(offset));
             if (r < 0 && errno == EINTR) continue;
-            if (r <= 0) fail(r < 0 ? "cannot read a temporary file back" : "a temporary file is shorter than written");
+            if (r < 0) fail("cannot read a temporary file back", errno);
+            if (r == 0) fail("a temporary file is shorter than written", 0);
             p += r;
             n -= static_cast<std::size_t>(r);
             offset += static_cast<std::uint64_t>(r);
@@ -100,8 +110,8 @@ public:
     }
 
 private:
-    [[noreturn]] void fail(const char* what) const {
-        throw input_error(dir_ + ": " + what + ": " + std::strerror(errno) +
+    [[noreturn]] void fail(const char* what, int err) const {
+        throw spill_error(dir_ + ": " + what + (err != 0 ? std::string(": ") + std::strerror(err) : std::string()) +
                           " (large inputs spill to disk: set TMPDIR to a directory with room)");
     }
 
@@ -158,6 +168,11 @@ public:
     // their buffer), which must outlive the reader.
     spill_reader(const std::uint8_t* bytes, std::size_t size, std::uint64_t count)
         : file_(nullptr), offset_(0), bytes_left_(0), left_(count), at_(bytes), end_(bytes + size) {}
+    // (Moved, not copied: a copy would read the original's buffer.)
+    spill_reader(spill_reader&&) noexcept = default;
+    spill_reader& operator=(spill_reader&&) noexcept = default;
+    spill_reader(const spill_reader&) = delete;
+    spill_reader& operator=(const spill_reader&) = delete;
 
     // The next record, or null past the last; valid until the next call.
     const T* next() {

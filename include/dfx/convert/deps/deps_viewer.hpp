@@ -149,6 +149,8 @@ inline int run_deps_viewer(const deps_viewer_options& opt) {
         if (!future.valid()) return got;
         try {
             got = future.get();
+        } catch (const spill_error&) {
+            throw;  // (no disk room is no broken sidecar)
         } catch (const input_error& e) {
             if (!opt.lenient) throw;
             std::fprintf(stderr, "Warning: couldn't read %s\n", e.what());
