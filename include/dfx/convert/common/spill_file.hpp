@@ -12,6 +12,9 @@
 //   spill_reader<row, row_codec> r(f, run.offset, run.bytes, run.count);
 //   while (const row* x = r.next()) ...    // read back a buffer at a time
 //
+//   spilled_records<row, row_codec> rows;  // a list: in memory up to a
+//                                          // budget, on disk beyond it
+//
 // The file has no name from the start (O_TMPFILE; where the file system
 // cannot, mkstemp and unlink at once), so nothing is left behind when the
 // process is killed, and no cleanup is needed. It is read back with pread()

@@ -17,9 +17,10 @@
 // keeping its last entry. The view is then written from two sequential
 // walks over the files. Memory is the sorters' budget (`budget_bytes`, a
 // quarter each to the two edge orders and the tasks, an eighth to the
-// tensor ids) and the chunks the walks hand out, whatever the number of
-// tasks, and the sidecar's ids come sorted the same way
-// (read_perf_sidecar_ids_sorted, perf_sidecar.hpp). The output is byte for byte
+// tensor ids), the files' (`file_memory_bytes` each, before they go to
+// disk) and the chunks the walks hand out, whatever the number of tasks;
+// the sidecar's ids come sorted the same way (read_perf_sidecar_ids_sorted,
+// perf_sidecar.hpp). The output is byte for byte
 // write_deps_text(out, graph, selection, path)'s (the tests compare them).
 // The reduced modes need the graph in memory (edge_modes.hpp): they keep
 // that path.
@@ -82,7 +83,8 @@ struct node_row {
 // The codecs of the spilled records: differences from the record before,
 // as varints (delta_varint.hpp). Sorted by node, an edge takes 2-3 bytes
 // instead of 16, a task or node row 7-10 instead of 48 or 64: at 10^7
-// tasks the spill is then some 0.4 GB, not 2.4.
+// tasks the spill files held 0.24 GB at most, where raw records would be
+// some 2.4.
 inline void put_signed(std::uint8_t*& w, std::int64_t v) { put_varint(w, zigzag(static_cast<std::uint64_t>(v))); }
 inline std::int64_t get_signed(const std::uint8_t*& r) { return static_cast<std::int64_t>(unzigzag(get_varint(r))); }
 
